@@ -1,0 +1,122 @@
+/// A task after validation: every default filled in, every path resolved, every rectangle in even
+/// canvas pixels. The pipeline accepts only this value, so nothing downstream re-checks the caller.
+public struct ResolvedTask: Sendable, Equatable {
+    public var taskId: String
+    public var mode: TaskMode
+    public var pace: Pace
+    public var maxDurationSeconds: Double?
+    public var idleTimeoutSeconds: Double
+    public var callbackUrl: String?
+    public var inputs: [ResolvedInput]
+    /// nil for an audio-only task (no `encoder.video`).
+    public var video: VideoSettings?
+    public var audio: AudioSettings
+    /// nil for an audio-only task and for `relay`.
+    public var layout: ResolvedLayout?
+    public var audioMix: AudioMixPlan
+    public var outputs: [ResolvedOutput]
+
+    public init(taskId: String, mode: TaskMode, pace: Pace, maxDurationSeconds: Double?, idleTimeoutSeconds: Double,
+                callbackUrl: String?, inputs: [ResolvedInput], video: VideoSettings?, audio: AudioSettings,
+                layout: ResolvedLayout?, audioMix: AudioMixPlan, outputs: [ResolvedOutput]) {
+        self.taskId = taskId; self.mode = mode; self.pace = pace; self.maxDurationSeconds = maxDurationSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds; self.callbackUrl = callbackUrl; self.inputs = inputs
+        self.video = video; self.audio = audio; self.layout = layout; self.audioMix = audioMix; self.outputs = outputs
+    }
+}
+
+public enum TaskMode: String, Sendable, Equatable, CaseIterable { case mix, relay }
+public enum Pace: String, Sendable, Equatable, CaseIterable { case realtime, asap }
+
+public struct ResolvedInput: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        /// An absolute file path (already resolved against the media root).
+        case file(path: String)
+        /// A network pull URL (`rtmp:`, `rtmps:`, `http:`, `https:`, `srt:`).
+        case network(url: String)
+        /// RTP described by an SDP text.
+        case rtpSDP(sdp: String)
+        /// RTP on ports the service chooses; codec names as the caller gave them (upper-cased video).
+        case rtpAllocate(video: String?, audio: String?)
+    }
+    public var id: String
+    public var source: Source
+    public var loop: Bool
+    /// Where the input's own time zero lies on the output timeline, in microseconds.
+    public var startAtMicroseconds: Int64
+
+    public init(id: String, source: Source, loop: Bool, startAtMicroseconds: Int64) {
+        self.id = id; self.source = source; self.loop = loop; self.startAtMicroseconds = startAtMicroseconds
+    }
+}
+
+public struct VideoSettings: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    public var bitrateKbps: Int
+    /// Keyframe interval in frames: `round(gopSeconds * fps)`, at least 1.
+    public var gopFrames: Int
+    public var codec: String
+    public var preset: String
+
+    public init(width: Int, height: Int, fps: Int, bitrateKbps: Int, gopFrames: Int, codec: String, preset: String) {
+        self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
+        self.gopFrames = gopFrames; self.codec = codec; self.preset = preset
+    }
+}
+
+public struct AudioSettings: Sendable, Equatable {
+    public var sampleRate: Int
+    public var channels: Int
+    public var bitrateKbps: Int
+    public var codec: String
+    public init(sampleRate: Int, channels: Int, bitrateKbps: Int, codec: String) {
+        self.sampleRate = sampleRate; self.channels = channels; self.bitrateKbps = bitrateKbps; self.codec = codec
+    }
+}
+
+public struct AudioMixPlan: Sendable, Equatable {
+    /// Linear gain per input, in `ResolvedTask.inputs` order; 0 for inputs left out of `audio.inputs`.
+    public var gains: [Float]
+    public init(gains: [Float]) { self.gains = gains }
+}
+
+public struct ResolvedOutput: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A file at an absolute path, in the container its extension names.
+        case file(path: String, container: Container)
+        /// `rtmp:` / `rtmps:`: FLV over RTMP.
+        case rtmp
+        /// `srt:`: MPEG-TS over SRT.
+        case srt
+    }
+    public var url: String
+    public var kind: Kind
+    public init(url: String, kind: Kind) { self.url = url; self.kind = kind }
+}
+
+/// Output containers and the libavformat muxer each one uses.
+public enum Container: String, Sendable, Equatable, CaseIterable {
+    case mp4, flv, mkv, ts
+
+    public var muxerName: String {
+        switch self {
+        case .mp4: return "mp4"
+        case .flv: return "flv"
+        case .mkv: return "matroska"
+        case .ts: return "mpegts"
+        }
+    }
+
+    /// The container a file extension names (`.mp4`, `.flv`, `.mkv`, `.ts`), case-insensitively.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "mp4", "m4v": self = .mp4
+        case "flv": self = .flv
+        case "mkv": self = .mkv
+        case "ts": self = .ts
+        default: return nil
+        }
+    }
+}

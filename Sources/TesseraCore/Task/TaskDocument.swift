@@ -1,0 +1,129 @@
+/// The task document of SPEC §1 exactly as a caller writes it: every field optional where the
+/// contract gives a default. `TaskDocumentReader` builds it from JSON with field-path errors and
+/// `TaskValidator` turns it into the `ResolvedTask` the pipeline trusts.
+public struct TaskDocument: Codable, Sendable, Equatable {
+    public var taskId: String?
+    public var mode: String?
+    public var pace: String?
+    public var maxDurationSeconds: Double?
+    public var idleTimeoutSeconds: Double?
+    public var callbackUrl: String?
+    public var inputs: [InputSpec]
+    public var encoder: EncoderSpec?
+    public var layout: LayoutSpec?
+    public var audio: AudioSpec?
+    public var outputs: [OutputSpec]
+
+    public init(
+        taskId: String? = nil, mode: String? = nil, pace: String? = nil,
+        maxDurationSeconds: Double? = nil, idleTimeoutSeconds: Double? = nil, callbackUrl: String? = nil,
+        inputs: [InputSpec] = [], encoder: EncoderSpec? = nil, layout: LayoutSpec? = nil,
+        audio: AudioSpec? = nil, outputs: [OutputSpec] = []
+    ) {
+        self.taskId = taskId; self.mode = mode; self.pace = pace
+        self.maxDurationSeconds = maxDurationSeconds; self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.callbackUrl = callbackUrl; self.inputs = inputs; self.encoder = encoder
+        self.layout = layout; self.audio = audio; self.outputs = outputs
+    }
+}
+
+public struct InputSpec: Codable, Sendable, Equatable {
+    public var id: String
+    public var url: String?
+    public var rtp: RTPSpec?
+    public var loop: Bool?
+    public var startAtMs: Int?
+
+    public init(id: String, url: String? = nil, rtp: RTPSpec? = nil, loop: Bool? = nil, startAtMs: Int? = nil) {
+        self.id = id; self.url = url; self.rtp = rtp; self.loop = loop; self.startAtMs = startAtMs
+    }
+}
+
+public struct RTPSpec: Codable, Sendable, Equatable {
+    public var sdp: String?
+    public var allocate: RTPAllocation?
+    public init(sdp: String? = nil, allocate: RTPAllocation? = nil) { self.sdp = sdp; self.allocate = allocate }
+}
+
+public struct RTPAllocation: Codable, Sendable, Equatable {
+    public var video: String?
+    public var audio: String?
+    public init(video: String? = nil, audio: String? = nil) { self.video = video; self.audio = audio }
+}
+
+public struct EncoderSpec: Codable, Sendable, Equatable {
+    public var video: VideoEncoderSpec?
+    public var audio: AudioEncoderSpec?
+    public init(video: VideoEncoderSpec? = nil, audio: AudioEncoderSpec? = nil) { self.video = video; self.audio = audio }
+}
+
+public struct VideoEncoderSpec: Codable, Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var fps: Int?
+    public var bitrateKbps: Int?
+    public var gopSeconds: Double?
+    public var codec: String?
+    public var preset: String?
+    public init(width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int? = nil, gopSeconds: Double? = nil,
+                codec: String? = nil, preset: String? = nil) {
+        self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
+        self.gopSeconds = gopSeconds; self.codec = codec; self.preset = preset
+    }
+}
+
+public struct AudioEncoderSpec: Codable, Sendable, Equatable {
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var bitrateKbps: Int?
+    public var codec: String?
+    public init(sampleRate: Int? = nil, channels: Int? = nil, bitrateKbps: Int? = nil, codec: String? = nil) {
+        self.sampleRate = sampleRate; self.channels = channels; self.bitrateKbps = bitrateKbps; self.codec = codec
+    }
+}
+
+public struct LayoutSpec: Codable, Sendable, Equatable {
+    public var backgroundColor: String?
+    public var backgroundImage: String?
+    public var template: String?
+    public var regions: [RegionSpec]?
+    public init(backgroundColor: String? = nil, backgroundImage: String? = nil, template: String? = nil,
+                regions: [RegionSpec]? = nil) {
+        self.backgroundColor = backgroundColor; self.backgroundImage = backgroundImage
+        self.template = template; self.regions = regions
+    }
+}
+
+public struct RegionSpec: Codable, Sendable, Equatable {
+    public var input: String?
+    public var image: String?
+    public var units: String?
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+    public var zOrder: Int?
+    public var alpha: Double?
+    public var renderMode: String?
+    public var backgroundColor: String?
+    public var placeholderImage: String?
+    public init(input: String? = nil, image: String? = nil, units: String? = nil,
+                x: Double, y: Double, width: Double, height: Double, zOrder: Int? = nil, alpha: Double? = nil,
+                renderMode: String? = nil, backgroundColor: String? = nil, placeholderImage: String? = nil) {
+        self.input = input; self.image = image; self.units = units
+        self.x = x; self.y = y; self.width = width; self.height = height
+        self.zOrder = zOrder; self.alpha = alpha; self.renderMode = renderMode
+        self.backgroundColor = backgroundColor; self.placeholderImage = placeholderImage
+    }
+}
+
+public struct AudioSpec: Codable, Sendable, Equatable {
+    public var inputs: [String]?
+    public var volumes: [String: Double]?
+    public init(inputs: [String]? = nil, volumes: [String: Double]? = nil) { self.inputs = inputs; self.volumes = volumes }
+}
+
+public struct OutputSpec: Codable, Sendable, Equatable {
+    public var url: String
+    public init(url: String) { self.url = url }
+}
