@@ -99,13 +99,18 @@ public struct ResolvedOutput: Sendable, Equatable {
 /// Output containers and the libavformat muxer each one uses.
 public enum Container: String, Sendable, Equatable, CaseIterable {
     case mp4, flv, mkv, ts
+    /// Uncompressed YUV4MPEG2 of the composite before encoding (video only): for inspecting
+    /// exact pixels and for feeding other tools.
+    case y4m
 
-    public var muxerName: String {
+    /// The libavformat muxer; nil for `y4m`, which Tessera writes itself from raw frames.
+    public var muxerName: String? {
         switch self {
         case .mp4: return "mp4"
         case .flv: return "flv"
         case .mkv: return "matroska"
         case .ts: return "mpegts"
+        case .y4m: return nil
         }
     }
 
@@ -116,6 +121,7 @@ public enum Container: String, Sendable, Equatable, CaseIterable {
         case "flv": self = .flv
         case "mkv": self = .mkv
         case "ts": self = .ts
+        case "y4m": self = .y4m
         default: return nil
         }
     }
