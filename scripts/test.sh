@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs everything, builds once, and runs every test: the Swift unit tests and the end-to-end
+# tests (pytest, tests/) against the release binary. Exits non-zero if anything fails.
+#
+#   sudo bash scripts/test.sh            # what CI runs (.ci/run)
+#   bash scripts/test.sh -k render       # extra arguments go to pytest
+#
+# Environment knobs: those of scripts/install.sh (TESSERA_BUILD_DIR, TESSERA_SKIP_APT, ...), plus
+#   TESSERA_SKIP_INSTALL=1   do not run install.sh (the build and venv must already exist)
+#   TESSERA_SKIP_UNIT=1      skip `swift test`
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+
+BUILD_DIR="${TESSERA_BUILD_DIR:-.build}"
+VENV="${TESSERA_VENV:-.venv-test}"
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+start=$SECONDS
+if [[ "${TESSERA_SKIP_INSTALL:-0}" != 1 ]]; then
+    bash "$REPO/scripts/install.sh"
+fi
+
+# install.sh found the toolchain; find it again the same way (sudo may have reset PATH).
+for d in /opt/swift/usr/bin /usr/share/swift/usr/bin "${HOME:-/root}/.local/share/swiftly/bin"; do
+    [[ -x "$d/swift" ]] && PATH="$PATH:$d"
+done
+export PATH
+
+status=0
+failed=()
+
+# --- Swift unit tests, in the same scratch path and configuration as the build, so the release
+# objects are reused. Testable imports compile every module a second time with -enable-testing;
+# only ask for them when a test file uses `@testable import`.
+if [[ "${TESSERA_SKIP_UNIT:-0}" != 1 ]]; then
+    testable=(--disable-testable-imports)
+    if grep -rqs '@testable' Tests/; then testable=(); fi
+    log "swift test -c release ${testable[*]}"
+    if ! swift test -c release --scratch-path "$BUILD_DIR" "${testable[@]}"; then
+        status=1; failed+=("swift test")
+    fi
+fi
+
+# --- end-to-end tests against the release binary
+export TESSERA_BIN="${TESSERA_BIN:-$REPO/$BUILD_DIR/release/tessera}"
+log "pytest tests/ (TESSERA_BIN=$TESSERA_BIN)"
+if ! "$VENV/bin/python" -m pytest tests/ -ra "$@"; then
+    status=1; failed+=("pytest tests/")
+fi
+
+elapsed=$((SECONDS - start))
+if [[ $status -eq 0 ]]; then
+    log "all tests passed in $((elapsed / 60))m$((elapsed % 60))s"
+else
+    log "FAILED: ${failed[*]} (after $((elapsed / 60))m$((elapsed % 60))s)"
+fi
+exit $status
