@@ -1,0 +1,59 @@
+/// The `layout` and `audio` sections: the parts an update may replace.
+extension TaskDocumentReader {
+    /// Reads a `layout` object at `path`; nil when it is not an object.
+    static func readLayout(_ value: JSONValue, path: String, issues: inout IssueList) -> LayoutSpec? {
+        guard var object = JSONObjectReader(value, path: path, issues: &issues) else { return nil }
+        var layout = LayoutSpec()
+        layout.backgroundColor = object.string("backgroundColor", issues: &issues)
+        layout.backgroundImage = object.string("backgroundImage", issues: &issues)
+        layout.template = object.string("template", issues: &issues)
+        if let elements = object.array("regions", issues: &issues) {
+            layout.regions = elements.map { readRegion($0.value, path: $0.path, issues: &issues) }
+        }
+        object.reportUnknownFields(issues: &issues)
+        return layout
+    }
+
+    /// Reads one `layout.regions[]` entry; a missing coordinate reads as 0 (reported as required).
+    static func readRegion(_ value: JSONValue, path: String, issues: inout IssueList) -> RegionSpec {
+        guard var object = JSONObjectReader(value, path: path, issues: &issues) else {
+            return RegionSpec(x: 0, y: 0, width: 0, height: 0)
+        }
+        var region = RegionSpec(
+            input: object.string("input", issues: &issues),
+            image: object.string("image", issues: &issues),
+            units: object.string("units", issues: &issues),
+            x: object.double("x", required: true, issues: &issues) ?? 0,
+            y: object.double("y", required: true, issues: &issues) ?? 0,
+            width: object.double("width", required: true, issues: &issues) ?? 0,
+            height: object.double("height", required: true, issues: &issues) ?? 0)
+        region.zOrder = object.int("zOrder", issues: &issues)
+        region.alpha = object.double("alpha", issues: &issues)
+        region.renderMode = object.string("renderMode", issues: &issues)
+        region.backgroundColor = object.string("backgroundColor", issues: &issues)
+        region.placeholderImage = object.string("placeholderImage", issues: &issues)
+        object.reportUnknownFields(issues: &issues)
+        return region
+    }
+
+    /// Reads an `audio` object at `path`; nil when it is not an object.
+    static func readAudio(_ value: JSONValue, path: String, issues: inout IssueList) -> AudioSpec? {
+        guard var object = JSONObjectReader(value, path: path, issues: &issues) else { return nil }
+        var audio = AudioSpec()
+        if let elements = object.array("inputs", issues: &issues) {
+            // A non-string entry reads as "" so later entries keep their indices.
+            audio.inputs = elements.map { JSONObjectReader.string($0.value, path: $0.path, issues: &issues) ?? "" }
+        }
+        if let volumes = object.object("volumes", issues: &issues) {
+            var result: [String: Double] = [:]
+            for (key, value) in volumes.entries {
+                if let volume = JSONObjectReader.double(value, path: volumes.path(key), issues: &issues) {
+                    result[key] = volume
+                }
+            }
+            audio.volumes = result
+        }
+        object.reportUnknownFields(issues: &issues)
+        return audio
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// `inputs[]`: ids, sources (file / network / RTP), loop and start offset.
+extension ValidationContext {
+    /// One entry per document input (nil where it has an issue), so indices match the document.
+    mutating func resolveInputs(_ specs: [InputSpec]) -> [ResolvedInput?] {
+        if specs.isEmpty { issues.add("inputs", "at least one input is required") }
+        if specs.count > options.maxInputs {
+            issues.add("inputs", "at most \(options.maxInputs) inputs are allowed (got \(specs.count))")
+        }
+        var firstIndexOfId: [String: Int] = [:]
+        return specs.enumerated().map { index, spec in
+            let path = FieldPath.element("inputs", index)
+            if spec.id.isEmpty {
+                issues.add(path + ".id", "must not be empty")
+            } else if let earlier = firstIndexOfId[spec.id] {
+                issues.add(path + ".id", "duplicate id \"\(spec.id)\" (also inputs[\(earlier)])")
+            } else {
+                firstIndexOfId[spec.id] = index
+            }
+            return resolveInput(spec, at: path)
+        }
+    }
+
+    private mutating func resolveInput(_ spec: InputSpec, at path: String) -> ResolvedInput? {
+        var source: ResolvedInput.Source?
+        switch (spec.url, spec.rtp) {
+        case (let url?, nil): source = resolveInputURL(url, at: path + ".url")
+        case (nil, let rtp?): source = resolveRTP(rtp, at: path + ".rtp")
+        default: issues.add(path, "needs exactly one of url or rtp")
+        }
+        let loop = spec.loop ?? false
+        if loop, let source, !source.isFile {
+            issues.add(path + ".loop", "only a file input can loop")
+        }
+        var start: Int64 = 0
+        if let ms = spec.startAtMs {
+            // A week is far past any recording; the bound also keeps ms × 1000 inside Int64.
+            if ms < 0 || ms > 604_800_000 {
+                issues.add(path + ".startAtMs", "must be between 0 and 604800000 (7 days)")
+            } else {
+                start = Int64(ms) * 1000
+            }
+        }
+        guard let source else { return nil }
+        return ResolvedInput(id: spec.id, source: source, loop: loop, startAtMicroseconds: start)
+    }
+
+    private mutating func resolveInputURL(_ url: String, at path: String) -> ResolvedInput.Source? {
+        guard !url.isEmpty else {
+            issues.add(path, "must not be empty")
+            return nil
+        }
+        switch TaskPathResolver.classify(url) {
+        case .failure(let error):
+            issues.add(path, error.message)
+            return nil
+        case .success(.refused(let scheme)):
+            issues.add(path, "scheme \"\(scheme):\" is not allowed; use a file path, file:, rtmp:, rtmps:, http:, https: or srt:")
+            return nil
+        case .success(.network):
+            guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
+                issues.add(path, "not a valid URL (scheme://host/...)")
+                return nil
+            }
+            return .network(url: url)
+        case .success(.file(let given)):
+            return resolveExistingFile(given, asWritten: url, at: path).map { .file(path: $0) }
+        }
+    }
+
+    private mutating func resolveRTP(_ rtp: RTPSpec, at path: String) -> ResolvedInput.Source? {
+        switch (rtp.sdp, rtp.allocate) {
+        case (let sdp?, nil):
+            // An SDP without a media line describes no stream to receive.
+            guard sdp.split(whereSeparator: \.isNewline).contains(where: { $0.hasPrefix("m=") }) else {
+                issues.add(path + ".sdp", "not an SDP with a media (m=) line")
+                return nil
+            }
+            return .rtpSDP(sdp: sdp)
+        case (nil, let allocate?):
+            return resolveAllocation(allocate, at: path + ".allocate")
+        default:
+            issues.add(path, "needs exactly one of sdp or allocate")
+            return nil
+        }
+    }
+
+    private mutating func resolveAllocation(_ allocate: RTPAllocation, at path: String) -> ResolvedInput.Source? {
+        var ok = true
+        let video = allocate.video?.uppercased()
+        if let video, !["H264", "VP8"].contains(video) {
+            issues.add(path + ".video", "expected H264 or VP8, got \"\(allocate.video!)\"")
+            ok = false
+        }
+        let audio = allocate.audio?.lowercased()
+        if let audio, !["opus", "aac", "pcmu", "pcma"].contains(audio) {
+            issues.add(path + ".audio", "expected opus, aac, pcmu or pcma, got \"\(allocate.audio!)\"")
+            ok = false
+        }
+        if video == nil && audio == nil {
+            issues.add(path, "needs video, audio or both")
+            ok = false
+        }
+        return ok ? .rtpAllocate(video: video, audio: audio) : nil
+    }
+
+    // MARK: - Files
+
+    /// The absolute path of an existing file under the media root (when confined), or nil with an
+    /// issue. `asWritten` is quoted in the message, never the resolved path, so the service does
+    /// not reveal where its media root lies.
+    mutating func resolveExistingFile(_ given: String, asWritten: String, at path: String) -> String? {
+        switch TaskPathResolver.resolve(given, root: options.mediaRoot, confine: options.confinePaths) {
+        case .failure(let error):
+            issues.add(path, "\(error.message): \(asWritten)")
+            return nil
+        case .success(let resolved):
+            guard options.fileExists(resolved) else {
+                issues.add(path, "file not found: \(asWritten)")
+                return nil
+            }
+            return resolved
+        }
+    }
+
+    /// A PNG or JPEG file for `layout.backgroundImage`, region images and placeholders.
+    mutating func resolveImage(_ text: String, at path: String) -> String? {
+        guard !text.isEmpty else {
+            issues.add(path, "must not be empty")
+            return nil
+        }
+        let given: String
+        switch TaskPathResolver.classify(text) {
+        case .success(.file(let file)): given = file
+        case .success: issues.add(path, "must be a file path (or file: URL) of a PNG or JPEG"); return nil
+        case .failure(let error): issues.add(path, error.message); return nil
+        }
+        let ext = URL(fileURLWithPath: given).pathExtension.lowercased()
+        guard ["png", "jpg", "jpeg"].contains(ext) else {
+            issues.add(path, "must be a PNG or JPEG file (.png, .jpg, .jpeg): \(text)")
+            return nil
+        }
+        return resolveExistingFile(given, asWritten: text, at: path)
+    }
+}
+
+extension ResolvedInput.Source {
+    /// Whether the source is a file on disk (the only kind that can loop).
+    public var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// `outputs[]`: RTMP / SRT pushes and files, each URL once.
+extension ValidationContext {
+    mutating func resolveOutputs(_ specs: [OutputSpec], inputs: [ResolvedInput?], hasVideo: Bool,
+                                 mode: TaskMode?) -> [ResolvedOutput]? {
+        let before = issues.count
+        if specs.isEmpty { issues.add("outputs", "at least one output is required") }
+        if specs.count > options.maxOutputs {
+            issues.add("outputs", "at most \(options.maxOutputs) outputs are allowed (got \(specs.count))")
+        }
+        // Writing over an input would destroy it while it is being read.
+        var inputFiles: [String: String] = [:]
+        for case let input? in inputs { if case .file(let path) = input.source { inputFiles[path] = input.id } }
+        var seenURLs: [String: Int] = [:]
+        var seenFiles: [String: Int] = [:]
+        var outputs: [ResolvedOutput] = []
+        for (index, spec) in specs.enumerated() {
+            let path = FieldPath.element("outputs", index) + ".url"
+            if let earlier = seenURLs[spec.url] {
+                issues.add(path, "duplicate of outputs[\(earlier)]")
+                continue
+            }
+            seenURLs[spec.url] = index
+            guard let kind = resolveOutputKind(spec.url, at: path, hasVideo: hasVideo, mode: mode) else { continue }
+            if case .file(let file, _) = kind {
+                if let earlier = seenFiles[file] {
+                    issues.add(path, "names the same file as outputs[\(earlier)]")
+                    continue
+                }
+                seenFiles[file] = index
+                if let inputId = inputFiles[file] {
+                    issues.add(path, "would overwrite the file of input \"\(inputId)\"")
+                    continue
+                }
+            }
+            outputs.append(ResolvedOutput(url: spec.url, kind: kind))
+        }
+        return issues.count == before ? outputs : nil
+    }
+
+    private mutating func resolveOutputKind(_ url: String, at path: String, hasVideo: Bool,
+                                            mode: TaskMode?) -> ResolvedOutput.Kind? {
+        guard !url.isEmpty else {
+            issues.add(path, "must not be empty")
+            return nil
+        }
+        let location: TaskPathResolver.Location
+        switch TaskPathResolver.classify(url) {
+        case .success(let value): location = value
+        case .failure(let error): issues.add(path, error.message); return nil
+        }
+        switch location {
+        case .network(let scheme) where ["rtmp", "rtmps", "srt"].contains(scheme):
+            guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
+                issues.add(path, "not a valid URL (scheme://host/...)")
+                return nil
+            }
+            return scheme == "srt" ? .srt : .rtmp
+        case .network(let scheme), .refused(let scheme):
+            issues.add(path, "scheme \"\(scheme):\" is not an output; use rtmp:, rtmps:, srt: or a file path")
+            return nil
+        case .file(let given):
+            let ext = URL(fileURLWithPath: given).pathExtension
+            guard let container = Container(fileExtension: ext) else {
+                let named = ext.isEmpty ? "no extension" : "no container for extension \".\(ext)\""
+                issues.add(path, "\(named); use .mp4, .flv, .mkv, .ts or .y4m")
+                return nil
+            }
+            if container == .y4m && (!hasVideo || mode == .relay) {
+                issues.add(path, ".y4m holds the raw composite, so it needs mode mix with encoder.video")
+                return nil
+            }
+            switch TaskPathResolver.resolve(given, root: options.outputDirectory, confine: options.confinePaths) {
+            case .failure(let error):
+                issues.add(path, "\(error.message): \(url)")
+                return nil
+            case .success(let file):
+                return .file(path: file, container: container)
+            }
+        }
+    }
+}

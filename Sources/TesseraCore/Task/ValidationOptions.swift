@@ -1,0 +1,64 @@
+import Foundation
+
+/// Where and how a task is validated: the roots that relative paths resolve against, the limits
+/// the service enforces, and what differs between `tessera mix` (offline) and `tessera serve`.
+public struct ValidationOptions: Sendable {
+    /// Absolute directory that relative input and image paths resolve against.
+    public var mediaRoot: String
+    /// Absolute directory that relative output file paths resolve against.
+    public var outputDirectory: String
+    /// The pace of a document that names none: `.asap` for `mix`, `.realtime` for `serve`.
+    public var defaultPace: Pace
+    /// True for `tessera mix`: a task that can never end (every input loops, no
+    /// `maxDurationSeconds`) is refused.
+    public var offline: Bool
+    /// True for the service (SPEC §5): file paths must stay under `mediaRoot` (inputs, images) or
+    /// `outputDirectory` (outputs) after `..` and symbolic links are resolved. False for `mix`,
+    /// where the caller owns the machine and any path is allowed.
+    public var confinePaths: Bool
+    /// Whether a file exists at an absolute path. Injected so tests need no real media.
+    public var fileExists: @Sendable (String) -> Bool
+    public var maxInputs: Int
+    public var maxRegions: Int
+    public var maxOutputs: Int
+    /// The layout templates `layout.template` names.
+    public var templates: TemplateLibrary
+
+    public init(
+        mediaRoot: String = FileManager.default.currentDirectoryPath,
+        outputDirectory: String? = nil,
+        defaultPace: Pace = .realtime,
+        offline: Bool = false,
+        confinePaths: Bool = true,
+        fileExists: @escaping @Sendable (String) -> Bool = { FileManager.default.fileExists(atPath: $0) },
+        maxInputs: Int = 32,
+        maxRegions: Int = 64,
+        maxOutputs: Int = 10,
+        templates: TemplateLibrary = .bundled
+    ) {
+        self.mediaRoot = TaskPathResolver.absolute(mediaRoot)
+        self.outputDirectory = TaskPathResolver.absolute(outputDirectory ?? mediaRoot)
+        self.defaultPace = defaultPace
+        self.offline = offline
+        self.confinePaths = confinePaths
+        self.fileExists = fileExists
+        self.maxInputs = maxInputs
+        self.maxRegions = maxRegions
+        self.maxOutputs = maxOutputs
+        self.templates = templates
+    }
+
+    /// `tessera mix`: paths relative to `directory` (default the working directory), pace `asap`,
+    /// offline, no confinement.
+    public static func mix(directory: String = FileManager.default.currentDirectoryPath) -> ValidationOptions {
+        ValidationOptions(mediaRoot: directory, outputDirectory: directory, defaultPace: .asap,
+                          offline: true, confinePaths: false)
+    }
+
+    /// `tessera serve`: paths confined to `mediaRoot` (outputs to `outputDirectory`, default the
+    /// media root), pace `realtime`.
+    public static func serve(mediaRoot: String, outputDirectory: String? = nil) -> ValidationOptions {
+        ValidationOptions(mediaRoot: mediaRoot, outputDirectory: outputDirectory, defaultPace: .realtime,
+                          offline: false, confinePaths: true)
+    }
+}
