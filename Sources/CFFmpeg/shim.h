@@ -23,6 +23,7 @@ static inline int tessera_averror(int e) { return AVERROR(e); }
 static inline int tessera_averror_eof(void) { return AVERROR_EOF; }
 static inline int tessera_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int tessera_averror_exit(void) { return AVERROR_EXIT; }
+static inline int tessera_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t tessera_nopts(void) { return AV_NOPTS_VALUE; }
 static inline AVRational tessera_time_base_q(void) { return AV_TIME_BASE_Q; }
 
@@ -36,6 +37,10 @@ static inline uint8_t *tessera_frame_plane(const AVFrame *frame, int plane) { re
 static inline int tessera_frame_linesize(const AVFrame *frame, int plane) { return frame->linesize[plane]; }
 static inline const uint8_t **tessera_frame_extended_data(const AVFrame *frame) {
     return (const uint8_t **)frame->extended_data;
+}
+static inline void tessera_frame_set_plane(AVFrame *frame, int plane, uint8_t *data, int linesize) {
+    frame->data[plane] = data;
+    frame->linesize[plane] = linesize;
 }
 static inline uint8_t **tessera_frame_extended_data_mut(AVFrame *frame) { return frame->extended_data; }
 

@@ -1,0 +1,132 @@
+import Foundation
+import TesseraCore
+
+/// The hand-over point between one input's thread (producer) and the output thread (consumer):
+/// a bounded queue of decoded pictures, the input's audio buffer, and its end / failure flags.
+///
+/// In `asap` pace the output waits here until the input has shown it everything up to the time
+/// being drawn, and the input waits when it is too far ahead (backpressure). In `realtime` pace the
+/// output never waits: it takes what is there.
+///
+/// Threads: every member is guarded by `condition`; both sides wait and signal on it.
+final class InputChannel: @unchecked Sendable {
+    let audio: InputAudioBuffer
+    private let condition = NSCondition()
+    private let capacity: Int
+    private var queue: [DecodedVideoFrame] = []
+    private var current: DecodedVideoFrame?
+    private var videoEnded = false
+    private var audioEnded = false
+    private var failure: Error?
+    private var cancelled = false
+    /// Output sample position the output thread is waiting to reach in `audio`, or nil.
+    private var audioDemand: Int64?
+    /// Last instant (µs, output timeline) covered by media seen so far: for the end of the task.
+    private var endMicroseconds: Int64 = 0
+
+    init(audio: InputAudioBuffer, capacity: Int = 6) {
+        self.audio = audio
+        self.capacity = capacity
+    }
+
+    // MARK: Input side
+
+    /// Queues a picture; blocks while the queue is full, unless the output is starving for this
+    /// input's audio (a badly interleaved file must not deadlock the two sides). False if cancelled.
+    func push(_ frame: DecodedVideoFrame) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= capacity && !cancelled && !outputStarvesForAudio { condition.wait() }
+        if cancelled { return false }
+        queue.append(frame)
+        endMicroseconds = max(endMicroseconds, frame.endMicroseconds)
+        condition.broadcast()
+        return true
+    }
+
+    /// Tells a waiting output that audio was appended up to `endMicroseconds`.
+    func audioAppended(endMicroseconds end: Int64) {
+        condition.lock()
+        endMicroseconds = max(endMicroseconds, end)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func finishVideo() { update { $0.videoEnded = true } }
+    func finishAudio() { update { $0.audioEnded = true } }
+    func fail(_ error: Error) { update { $0.failure = error; $0.videoEnded = true; $0.audioEnded = true } }
+
+    var isCancelled: Bool { condition.withLock { cancelled } }
+
+    // MARK: Output side
+
+    func cancel() { update { $0.cancelled = true } }
+
+    /// The picture to draw at `time` (µs): the latest whose timestamp is not after it, or nil when
+    /// there is none yet or the input's last picture has ended. With `wait`, blocks until the
+    /// input has decoded past `time` or ended.
+    func picture(at time: Int64, wait: Bool) -> DecodedVideoFrame? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            while let next = queue.first, next.ptsMicroseconds <= time {
+                current = next
+                queue.removeFirst()
+                condition.broadcast()
+            }
+            if !wait || !queue.isEmpty || videoEnded || cancelled { break }
+            condition.wait()
+        }
+        guard let current else { return nil }
+        // After the last picture's own duration there is no video (no frozen last frame).
+        if queue.isEmpty && videoEnded && time >= current.endMicroseconds { return nil }
+        return current
+    }
+
+    /// In `asap` pace: blocks until the input's audio reaches `position` (output samples) or ends.
+    func waitForAudio(until position: Int64) {
+        condition.lock()
+        defer { condition.unlock() }
+        while audio.endPosition < position && !audioEnded && !cancelled {
+            audioDemand = position
+            condition.broadcast()
+            condition.wait()
+        }
+        audioDemand = nil
+    }
+
+    /// Whether everything this input will ever give has been given, and when it ends (µs).
+    var endState: (ended: Bool, endMicroseconds: Int64, failure: Error?) {
+        condition.withLock { (videoEnded && audioEnded, endMicroseconds, failure) }
+    }
+
+    /// Waits (asap) until the input has ended or produced media beyond `time`; used when nothing
+    /// else would wait on this input (no region and no audio share), so the end is still known.
+    func waitUntilEndKnown(after time: Int64) {
+        condition.lock()
+        defer { condition.unlock() }
+        while !(videoEnded && audioEnded) && endMicroseconds <= time && !cancelled {
+            if queue.count >= capacity, let last = queue.last {
+                // Nobody draws this input: keep only the newest pictures so it can run on.
+                current = last
+                queue.removeAll()
+                condition.broadcast()
+            }
+            condition.wait()
+        }
+    }
+
+    // MARK: Private
+
+    private var outputStarvesForAudio: Bool {
+        guard let audioDemand else { return false }
+        return audio.endPosition < audioDemand
+    }
+
+    private func update(_ change: (InputChannel) -> Void) {
+        condition.lock()
+        change(self)
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,136 @@
+import CFFmpeg
+import TesseraCore
+
+/// What a `MediaReader` hands on as it reads. Called on the reader's thread.
+public protocol MediaSink: AnyObject {
+    /// Which sizes to scale a picture of this display size to (the current layout's regions).
+    func drawSizes(for displaySize: PixelSize) -> Set<PixelSize>
+    /// A picture at `ptsMicroseconds` (the input's own timeline, loops already added), scaled to
+    /// each requested size. Returns false to stop reading.
+    func picture(ptsMicroseconds: Int64, durationMicroseconds: Int64, displaySize: PixelSize,
+                 scaled: [PixelSize: YUVImage]) -> Bool
+    /// Planar float samples at the output rate; `position` is the first sample's index on the
+    /// input's own timeline (loops already added), in output samples.
+    func audio(_ planes: [UnsafePointer<Float>], count: Int, position: Int64)
+    /// Whether to stop reading (task cancelled).
+    var shouldStop: Bool { get }
+}
+
+/// Reads a `MediaSource` to its end: demux, decode, scale each picture once per draw size,
+/// resample audio to the output format; and for `loop`, starts again with timestamps carried on.
+public final class MediaReader {
+    private let source: MediaSource
+    private let loop: Bool
+    private let scaler = VideoScaler()
+    private let resampler: AudioResampler?
+    private let outputSampleRate: Int
+    private let packet = Packet()
+    private let frame = Frame()
+    /// Added to every timestamp: the length of the passes already played (for `loop`).
+    private var loopOffsetMicroseconds: Int64 = 0
+    /// The furthest end of any picture or sample in this pass, relative to the input's start.
+    private var passEndMicroseconds: Int64 = 0
+    public private(set) var decodeErrors = 0
+
+    public init(source: MediaSource, loop: Bool, outputSampleRate: Int, outputChannels: Int) {
+        self.source = source
+        self.loop = loop
+        self.outputSampleRate = outputSampleRate
+        resampler = source.audio == nil ? nil : AudioResampler(outputRate: outputSampleRate, outputChannels: outputChannels)
+    }
+
+    /// Reads until the input ends (or, looping, until `sink.shouldStop`). Throws on a read error.
+    public func run(into sink: MediaSink) throws {
+        while !sink.shouldStop {
+            if try source.demuxer.read(into: packet) {
+                let index = packet.pointer.pointee.stream_index
+                if index == source.demuxer.videoStreamIndex, let video = source.video {
+                    if !(try decode(packet, with: video, sink: sink)) { return }
+                } else if index == source.demuxer.audioStreamIndex, let audio = source.audio {
+                    if !(try decode(packet, with: audio, sink: sink)) { return }
+                }
+                continue
+            }
+            // End of this pass: drain what the decoders hold.
+            if let video = source.video, !(try decode(nil, with: video, sink: sink)) { return }
+            if let audio = source.audio, !(try decode(nil, with: audio, sink: sink)) { return }
+            if let resampler {
+                let position = samples(fromMicroseconds: loopOffsetMicroseconds + passEndMicroseconds) - resampler.delay
+                var at = position
+                try resampler.convert(nil) { planes, count in
+                    sink.audio(planes, count: count, position: at)
+                    at += Int64(count)
+                }
+            }
+            guard loop, passEndMicroseconds > 0 else { return }
+            loopOffsetMicroseconds += passEndMicroseconds
+            passEndMicroseconds = 0
+            try source.demuxer.seekToStart()
+            source.video?.flush()
+            source.audio?.flush()
+        }
+    }
+
+    /// Sends a packet (nil drains) and hands on every frame it yields; false to stop.
+    private func decode(_ packet: Packet?, with decoder: Decoder, sink: MediaSink) throws -> Bool {
+        do {
+            // A full decoder (EAGAIN) wants frames read first; reading them then frees room.
+            var sent = try decoder.send(packet)
+            while true {
+                while try decoder.receive(into: frame) {
+                    if !(try deliver(frame, from: decoder, sink: sink)) { return false }
+                }
+                if sent { break }
+                sent = try decoder.send(packet)
+            }
+        } catch let error as MediaError where error.code == tessera_averror_invaliddata() {
+            // Corrupt data inside an otherwise readable input: skip it, as players do.
+            decodeErrors += 1
+        }
+        return true
+    }
+
+    private func deliver(_ frame: Frame, from decoder: Decoder, sink: MediaSink) throws -> Bool {
+        let pointer = frame.pointer
+        var pts = pointer.pointee.best_effort_timestamp
+        if pts == FFmpeg.noPTS { pts = pointer.pointee.pts }
+        let relativeMicroseconds: Int64 = pts == FFmpeg.noPTS
+            ? passEndMicroseconds
+            : rescale(pts, from: decoder.timeBase, to: microsecondsTimeBase) - source.demuxer.startTimeMicroseconds
+        if decoder === source.video {
+            var duration = rescale(pointer.pointee.pkt_duration, from: decoder.timeBase, to: microsecondsTimeBase)
+            if duration <= 0 { duration = source.nominalFrameDurationMicroseconds }
+            passEndMicroseconds = max(passEndMicroseconds, relativeMicroseconds + duration)
+            let display = Self.displaySize(of: pointer)
+            var scaled: [PixelSize: YUVImage] = [:]
+            for size in sink.drawSizes(for: display) {
+                scaled[size] = try scaler.scale(pointer, to: size)
+            }
+            return sink.picture(ptsMicroseconds: loopOffsetMicroseconds + relativeMicroseconds,
+                                durationMicroseconds: duration, displaySize: display, scaled: scaled)
+        }
+        guard let resampler else { return true }
+        let rate = Double(pointer.pointee.sample_rate)
+        let frameDuration = rate > 0 ? Int64(Double(pointer.pointee.nb_samples) * 1_000_000 / rate) : 0
+        passEndMicroseconds = max(passEndMicroseconds, relativeMicroseconds + frameDuration)
+        // What comes out first was buffered inside the resampler before this frame.
+        var position = samples(fromMicroseconds: loopOffsetMicroseconds + relativeMicroseconds) - resampler.delay
+        try resampler.convert(pointer) { planes, count in
+            sink.audio(planes, count: count, position: position)
+            position += Int64(count)
+        }
+        return true
+    }
+
+    private func samples(fromMicroseconds microseconds: Int64) -> Int64 {
+        microseconds * Int64(outputSampleRate) / 1_000_000
+    }
+
+    /// Width corrected by the sample aspect ratio (anamorphic video), height as stored.
+    private static func displaySize(of frame: UnsafeMutablePointer<AVFrame>) -> PixelSize {
+        let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+        let aspect = frame.pointee.sample_aspect_ratio
+        guard aspect.num > 0, aspect.den > 0, aspect.num != aspect.den else { return PixelSize(width: width, height: height) }
+        return PixelSize(width: max(2, Int((Double(width) * Double(aspect.num) / Double(aspect.den)).rounded())), height: height)
+    }
+}

@@ -1,0 +1,62 @@
+import CFFmpeg
+import Foundation
+import TesseraCore
+
+/// An opened input: its container and the decoders of the streams Tessera uses. Opening happens
+/// before a task starts, so an input that cannot be read fails the task up front, by name.
+/// `run` then reads it to the end on the input's own thread.
+public final class MediaSource {
+    public struct Description: Sendable {
+        public var hasVideo: Bool
+        public var hasAudio: Bool
+        public var videoCodec: String?
+        public var audioCodec: String?
+        /// Length of one pass through the input, when the container says.
+        public var durationMicroseconds: Int64?
+    }
+
+    let demuxer: Demuxer
+    let video: Decoder?
+    let audio: Decoder?
+    public let description: Description
+
+    /// Opens a file or a pull URL. `protocols` is FFmpeg's whitelist for it.
+    public init(url: String, protocols: String, format: String? = nil, interrupt: InterruptFlag,
+                options: [String: String] = [:], decoderThreads: Int = 2) throws {
+        let demuxer = try Demuxer(url: url, protocols: protocols, format: format, options: options, interrupt: interrupt)
+        let video = try demuxer.videoStreamIndex.map { try Decoder(stream: demuxer.stream($0), threads: decoderThreads) }
+        let audio = try demuxer.audioStreamIndex.map { try Decoder(stream: demuxer.stream($0), threads: 1) }
+        self.demuxer = demuxer
+        self.video = video
+        self.audio = audio
+        description = Description(hasVideo: video != nil, hasAudio: audio != nil,
+                                  videoCodec: video?.codecName, audioCodec: audio?.codecName,
+                                  durationMicroseconds: demuxer.durationMicroseconds)
+    }
+
+    /// Frame rate the stream declares, for a picture whose duration is not stated.
+    var nominalFrameDurationMicroseconds: Int64 {
+        guard let index = demuxer.videoStreamIndex else { return 33_333 }
+        let stream = demuxer.stream(index)
+        var rate = stream.pointee.avg_frame_rate
+        if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
+        if rate.num <= 0 || rate.den <= 0 { return 33_333 }
+        return Int64((1_000_000 * Double(rate.den) / Double(rate.num)).rounded())
+    }
+}
+
+extension MediaSource {
+    /// Opens RTP described by an SDP text (written to a private temporary file, which FFmpeg's
+    /// SDP demuxer reads; only file, udp and rtp may be reached).
+    public convenience init(sdp: String, interrupt: InterruptFlag) throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tessera-\(UUID().uuidString).sdp").path
+        guard FileManager.default.createFile(atPath: path, contents: Data(sdp.utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw MediaError("cannot write the SDP to \(path)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try self.init(url: path, protocols: "file,udp,rtp,crypto", format: "sdp", interrupt: interrupt,
+                      options: ["reorder_queue_size": "64", "buffer_size": "4194304"])
+    }
+}

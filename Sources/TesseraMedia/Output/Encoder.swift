@@ -1,0 +1,123 @@
+import CFFmpeg
+import TesseraCore
+
+/// One opened encoder: libx264 for video, FFmpeg's AAC for audio. A task encodes once and every
+/// output copies these packets.
+final class Encoder {
+    let context: UnsafeMutablePointer<AVCodecContext>
+    private let frame = Frame()
+    private let packet = Packet()
+
+    var timeBase: AVRational { context.pointee.time_base }
+    var mediaType: AVMediaType { context.pointee.codec_type }
+    /// Samples per audio frame the encoder takes (1024 for AAC).
+    var frameSize: Int { Int(context.pointee.frame_size) }
+
+    private init(codecName: String, configure: (UnsafeMutablePointer<AVCodecContext>) -> [String: String]) throws {
+        guard let codec = avcodec_find_encoder_by_name(codecName) else {
+            throw MediaError("this FFmpeg has no \(codecName) encoder")
+        }
+        guard let context = avcodec_alloc_context3(codec) else { throw MediaError("out of memory") }
+        self.context = context
+        let options = OptionDictionary(configure(context))
+        try FFmpeg.check(avcodec_open2(context, codec, &options.pointer), "cannot open the \(codecName) encoder")
+    }
+
+    deinit {
+        var toFree: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&toFree)
+    }
+
+    /// H.264 by libx264: constant frame rate (time base 1/fps), fixed GOP (no scene-cut keyframes,
+    /// so CDN segmenters see a steady cadence), VBV capped at the bitrate for steady CDN ingest,
+    /// tagged BT.709 limited range like the pictures the compositor makes.
+    static func video(_ settings: VideoSettings, globalHeader: Bool) throws -> Encoder {
+        try Encoder(codecName: "libx264") { context in
+            context.pointee.width = Int32(settings.width)
+            context.pointee.height = Int32(settings.height)
+            context.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            context.pointee.time_base = AVRational(num: 1, den: Int32(settings.fps))
+            context.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
+            context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            context.pointee.bit_rate = Int64(settings.bitrateKbps) * 1000
+            context.pointee.rc_max_rate = Int64(settings.bitrateKbps) * 1000
+            context.pointee.rc_buffer_size = Int32(settings.bitrateKbps * 1000 * 2)
+            context.pointee.gop_size = Int32(settings.gopFrames)
+            context.pointee.keyint_min = Int32(settings.gopFrames)
+            context.pointee.colorspace = AVCOL_SPC_BT709
+            context.pointee.color_primaries = AVCOL_PRI_BT709
+            context.pointee.color_trc = AVCOL_TRC_BT709
+            context.pointee.color_range = AVCOL_RANGE_MPEG
+            context.pointee.thread_count = 0
+            if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+            return ["preset": settings.preset, "x264-params": "scenecut=0:bframes=0"]
+        }
+    }
+
+    /// AAC-LC, planar float in, at the task's rate and channel count.
+    static func audio(_ settings: AudioSettings, globalHeader: Bool) throws -> Encoder {
+        try Encoder(codecName: "aac") { context in
+            context.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+            context.pointee.sample_rate = Int32(settings.sampleRate)
+            av_channel_layout_default(&context.pointee.ch_layout, Int32(settings.channels))
+            context.pointee.bit_rate = Int64(settings.bitrateKbps) * 1000
+            context.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
+            if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+            return [:]
+        }
+    }
+
+    /// Encodes one composite picture at `pts` (in 1/fps); the picture is copied by the encoder
+    /// before this returns, so the caller may reuse it.
+    func encode(picture: YUVImage, pts: Int64, emit: (Packet) throws -> Void) throws {
+        let target = frame.pointer
+        av_frame_unref(target)
+        target.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        target.pointee.width = Int32(picture.width)
+        target.pointee.height = Int32(picture.height)
+        tessera_frame_set_plane(target, 0, picture.y, Int32(picture.lumaStride))
+        tessera_frame_set_plane(target, 1, picture.u, Int32(picture.chromaStride))
+        tessera_frame_set_plane(target, 2, picture.v, Int32(picture.chromaStride))
+        target.pointee.pts = pts
+        target.pointee.colorspace = AVCOL_SPC_BT709
+        target.pointee.color_range = AVCOL_RANGE_MPEG
+        target.pointee.color_primaries = AVCOL_PRI_BT709
+        target.pointee.color_trc = AVCOL_TRC_BT709
+        try send(target, emit: emit)
+        // The frame borrowed the picture's planes; forget them before anyone frees anything.
+        for plane in 0..<3 { tessera_frame_set_plane(target, Int32(plane), nil, 0) }
+    }
+
+    /// Encodes `count` planar float samples per channel starting at sample `pts`.
+    func encode(audio planes: [UnsafeMutablePointer<Float>], count: Int, pts: Int64,
+                emit: (Packet) throws -> Void) throws {
+        let target = frame.pointer
+        av_frame_unref(target)
+        target.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        target.pointee.nb_samples = Int32(count)
+        target.pointee.sample_rate = context.pointee.sample_rate
+        try FFmpeg.check(av_channel_layout_copy(&target.pointee.ch_layout, &context.pointee.ch_layout), "channel layout")
+        try FFmpeg.check(av_frame_get_buffer(target, 0), "out of memory for audio")
+        for (channel, plane) in planes.enumerated() {
+            let destination = UnsafeMutableRawPointer(tessera_frame_extended_data_mut(target)[channel]!)
+            destination.copyMemory(from: plane, byteCount: count * MemoryLayout<Float>.size)
+        }
+        target.pointee.pts = pts
+        try send(target, emit: emit)
+    }
+
+    /// Drains the encoder at the end of the task.
+    func flush(emit: (Packet) throws -> Void) throws { try send(nil, emit: emit) }
+
+    private func send(_ frame: UnsafeMutablePointer<AVFrame>?, emit: (Packet) throws -> Void) throws {
+        let code = avcodec_send_frame(context, frame)
+        if code < 0 && code != FFmpeg.eof { throw MediaError("encode failed", code: code) }
+        while true {
+            packet.unref()
+            let received = avcodec_receive_packet(context, packet.pointer)
+            if received == FFmpeg.again || received == FFmpeg.eof { return }
+            try FFmpeg.check(received, "encode failed")
+            try emit(packet)
+        }
+    }
+}

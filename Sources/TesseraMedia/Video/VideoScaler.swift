@@ -1,0 +1,89 @@
+import CFFmpeg
+import TesseraCore
+
+/// Scales decoded pictures into `YUVImage`s of a requested size, converting their colours to the
+/// output's: BT.709 matrix, limited range. Keeps one swscale context per (source, destination)
+/// shape, so a steady stream pays for set-up once.
+final class VideoScaler {
+    private struct Shape: Hashable {
+        var sourceWidth: Int32, sourceHeight: Int32, sourceFormat: Int32
+        var sourceMatrix: Int32, sourceFullRange: Bool
+        var width: Int, height: Int, withAlpha: Bool
+    }
+
+    private var contexts: [Shape: OpaquePointer] = [:]
+    private let flags: Int32
+
+    init(flags: Int32 = SWS_BILINEAR) { self.flags = flags }
+
+    deinit { for context in contexts.values { sws_freeContext(context) } }
+
+    /// Converts `frame` to a new image of `size`. `withAlpha` keeps the source's alpha channel
+    /// (images); video is always opaque.
+    func scale(_ frame: UnsafePointer<AVFrame>, to size: PixelSize, withAlpha: Bool = false) throws -> YUVImage {
+        let sourceFormat = Self.canonicalFormat(frame.pointee.format)
+        let hasAlpha = withAlpha && Self.formatHasAlpha(sourceFormat.format)
+        let shape = Shape(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
+                          sourceFormat: sourceFormat.format.rawValue,
+                          sourceMatrix: Self.swsMatrix(frame.pointee.colorspace),
+                          sourceFullRange: sourceFormat.fullRange || frame.pointee.color_range == AVCOL_RANGE_JPEG,
+                          width: size.width, height: size.height, withAlpha: hasAlpha)
+        let context = try context(for: shape)
+        let image = YUVImage(width: size.width, height: size.height, hasAlpha: hasAlpha)
+        var sourcePlanes: [UnsafePointer<UInt8>?] = (0..<4).map { UnsafePointer(tessera_frame_plane(frame, Int32($0))) }
+        var sourceStrides: [Int32] = (0..<4).map { tessera_frame_linesize(frame, Int32($0)) }
+        var destinationPlanes: [UnsafeMutablePointer<UInt8>?] = [image.y, image.u, image.v, image.a]
+        var destinationStrides: [Int32] = [Int32(image.lumaStride), Int32(image.chromaStride),
+                                           Int32(image.chromaStride), Int32(image.lumaStride)]
+        let rows = sws_scale(context, &sourcePlanes, &sourceStrides, 0, frame.pointee.height,
+                             &destinationPlanes, &destinationStrides)
+        if rows <= 0 { throw MediaError("cannot scale \(frame.pointee.width)x\(frame.pointee.height) to \(size)") }
+        return image
+    }
+
+    private func context(for shape: Shape) throws -> OpaquePointer {
+        if let context = contexts[shape] { return context }
+        let destinationFormat = shape.withAlpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
+        guard let context = sws_getContext(shape.sourceWidth, shape.sourceHeight, AVPixelFormat(shape.sourceFormat),
+                                           Int32(shape.width), Int32(shape.height), destinationFormat,
+                                           flags, nil, nil, nil) else {
+            let name = av_get_pix_fmt_name(AVPixelFormat(shape.sourceFormat)).map { String(cString: $0) } ?? "?"
+            throw MediaError("cannot convert pixel format \(name) (\(shape.sourceWidth)x\(shape.sourceHeight))")
+        }
+        // Source matrix and range as tagged (untagged reads as BT.601, as FFmpeg reads it);
+        // destination always BT.709 limited, the matrix the encoder tags its output with.
+        _ = sws_setColorspaceDetails(context, sws_getCoefficients(shape.sourceMatrix), shape.sourceFullRange ? 1 : 0,
+                                     sws_getCoefficients(SWS_CS_ITU709), 0, 0, 1 << 16, 1 << 16)
+        contexts[shape] = context
+        return context
+    }
+
+    /// swscale's matrix constant for a frame's colour space tag.
+    private static func swsMatrix(_ space: AVColorSpace) -> Int32 {
+        switch space {
+        case AVCOL_SPC_BT709: return SWS_CS_ITU709
+        case AVCOL_SPC_FCC: return SWS_CS_FCC
+        case AVCOL_SPC_SMPTE240M: return SWS_CS_SMPTE240M
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
+        default: return SWS_CS_ITU601
+        }
+    }
+
+    /// The deprecated full-range `yuvj*` formats are their plain twins plus a range flag.
+    private static func canonicalFormat(_ raw: Int32) -> (format: AVPixelFormat, fullRange: Bool) {
+        let format = AVPixelFormat(raw)
+        switch format {
+        case AV_PIX_FMT_YUVJ420P: return (AV_PIX_FMT_YUV420P, true)
+        case AV_PIX_FMT_YUVJ422P: return (AV_PIX_FMT_YUV422P, true)
+        case AV_PIX_FMT_YUVJ444P: return (AV_PIX_FMT_YUV444P, true)
+        case AV_PIX_FMT_YUVJ440P: return (AV_PIX_FMT_YUV440P, true)
+        case AV_PIX_FMT_YUVJ411P: return (AV_PIX_FMT_YUV411P, true)
+        default: return (format, false)
+        }
+    }
+
+    private static func formatHasAlpha(_ format: AVPixelFormat) -> Bool {
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
+}

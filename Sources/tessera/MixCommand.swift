@@ -1,0 +1,77 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import TesseraCore
+import TesseraEngine
+import TesseraMedia
+
+struct MixCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mix",
+        abstract: "Run one task offline, as fast as the machine allows, and write its outputs."
+    )
+
+    @Argument(help: "The task document (JSON).") var task: String
+    @Option(name: .shortAndLong, help: "Write only this file, instead of the document's outputs.") var output: String?
+    @Option(help: "Directory relative input and image paths resolve against [working directory].") var mediaRoot: String?
+    @Option(name: .customLong("output-dir"), help: "Directory relative output paths resolve against [working directory].")
+    var outputDirectory: String?
+    @Flag(help: "Show FFmpeg's own log lines.") var verbose = false
+
+    func run() throws {
+        FFmpeg.configureLogging(verbose: verbose)
+        let data: Data
+        do { data = try TaskLoading.read(task, outputOverride: output) } catch {
+            StandardError.line("error: \(error)")
+            throw ExitCode(1)
+        }
+        let resolved: ResolvedTask
+        switch TaskLoading.validate(data, options: TaskLoading.options(mediaRoot: mediaRoot, outputDirectory: outputDirectory)) {
+        case .failure(let failure):
+            for issue in failure.issues { StandardError.line("error: \(issue.path): \(issue.message)") }
+            throw ExitCode(1)
+        case .success(let task):
+            resolved = task
+        }
+
+        let pipeline = MixPipeline(task: resolved)
+        let signals = SignalCancellation(pipeline)
+        defer { signals.restore() }
+        let reporter = ProgressReporter(interactive: StandardError.isTerminal)
+        let started = Date()
+        do {
+            try pipeline.run { reporter.update($0) }
+        } catch {
+            reporter.finish()
+            StandardError.line("error: \(error)")
+            throw ExitCode(1)
+        }
+        reporter.finish()
+        let elapsed = Date().timeIntervalSince(started)
+        for output in resolved.outputs {
+            print("wrote \(URLRedaction.redact(output.url))")
+        }
+        StandardError.line(String(format: "done in %.1f s", elapsed))
+    }
+}
+
+/// Ctrl-C or SIGTERM cancels the run; the pipeline then removes the outputs it started.
+final class SignalCancellation: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+
+    init(_ pipeline: MixPipeline) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { pipeline.cancel() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func restore() {
+        sources.forEach { $0.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import TesseraCore
+
+/// Reads and validates a task file for the offline commands, printing every problem with its
+/// field path.
+enum TaskLoading {
+    static func options(mediaRoot: String?, outputDirectory: String?) -> ValidationOptions {
+        let workingDirectory = FileManager.default.currentDirectoryPath
+        return ValidationOptions(mediaRoot: mediaRoot ?? workingDirectory,
+                                 outputDirectory: outputDirectory ?? workingDirectory,
+                                 defaultPace: .asap, offline: true, confinePaths: false)
+    }
+
+    /// The task's JSON, with `--output` replacing its outputs when given.
+    static func read(_ path: String, outputOverride: String? = nil) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("cannot read task file \(path)")
+        }
+        guard let outputOverride else { return data }
+        // Replace the outputs at the JSON level so the rest of the document is validated as written.
+        guard var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return data }
+        object["outputs"] = [["url": outputOverride]]
+        return try JSONSerialization.data(withJSONObject: object)
+    }
+
+    static func validate(_ data: Data, options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
+        TaskValidator.validate(json: data, options: options)
+    }
+}
+
+/// A failure the command reports in one line and exits 1 for.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Writes to standard error without buffering (Swift 6 forbids touching C's `stderr` global).
+enum StandardError {
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Foundation.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    static func line(_ text: String) { write(text + "\n") }
+    static var isTerminal: Bool { isatty(2) == 1 }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check a task document and print every problem with its field path (exit 1 if any)."
+    )
+
+    @Argument(help: "The task document (JSON).") var task: String
+    @Option(help: "Directory relative input and image paths resolve against [working directory].") var mediaRoot: String?
+    @Option(name: .customLong("output-dir"), help: "Directory relative output paths resolve against [working directory].")
+    var outputDirectory: String?
+
+    func run() throws {
+        let data: Data
+        do { data = try TaskLoading.read(task) } catch { StandardError.line("error: \(error)"); throw ExitCode(1) }
+        switch TaskLoading.validate(data, options: TaskLoading.options(mediaRoot: mediaRoot, outputDirectory: outputDirectory)) {
+        case .success(let resolved):
+            let video = resolved.video.map { "\($0.width)x\($0.height)@\($0.fps)" } ?? "audio only"
+            print("valid: task \(resolved.taskId), \(resolved.inputs.count) input(s), \(video), "
+                  + "\(resolved.layout?.regions.count ?? 0) region(s), \(resolved.outputs.count) output(s)")
+        case .failure(let failure):
+            for issue in failure.issues { print("\(issue.path): \(issue.message)") }
+            throw ExitCode(1)
+        }
+    }
+}
