@@ -15,6 +15,15 @@ public enum Blend {
     @inline(__always)
     public static func divide255(_ x: UInt32) -> UInt32 { ((x &+ 128) &* 257) &>> 16 }
 
+    /// The same rounding in 16-bit lanes, for the inner loops: with `t = x + 128`,
+    /// `round(x / 255) = (t + (t >> 8)) >> 8`, and `t + (t >> 8) ≤ 65153 + 254` still fits in 16 bits,
+    /// so the vectoriser can work on twice as many pixels per instruction as with 32-bit lanes.
+    @inline(__always)
+    static func divide255(_ x: UInt16) -> UInt16 {
+        let t = x &+ 128
+        return (t &+ (t &>> 8)) &>> 8
+    }
+
     /// `(a·src + (255 − a)·dst) / 255`, rounded: one blended component.
     @inline(__always)
     public static func mix(_ src: UInt8, over dst: UInt8, alpha: UInt8) -> UInt8 {
@@ -39,12 +48,12 @@ public enum Blend {
         guard !rect.isEmpty, alpha > 0 else { return }
         if alpha == 255 { return fill(plane, rect: rect, value: value) }
         // a·src is the same for every pixel: hoisted out.
-        let weighted = UInt32(alpha) &* UInt32(value), keep = 255 &- UInt32(alpha)
+        let weighted = UInt16(alpha) &* UInt16(value), keep = 255 &- UInt16(alpha)
         let width = rect.width
         var row = plane.pointer(x: rect.x, y: rect.y)
         for _ in 0..<rect.height {
             for i in 0..<width {
-                row[i] = UInt8(truncatingIfNeeded: divide255(weighted &+ keep &* UInt32(row[i])))
+                row[i] = UInt8(truncatingIfNeeded: divide255(weighted &+ keep &* UInt16(row[i])))
             }
             row += plane.stride
         }
@@ -71,13 +80,13 @@ public enum Blend {
                              rect: PixelRect, alpha: UInt8) {
         guard !rect.isEmpty, alpha > 0 else { return }
         if alpha == 255 { return copy(from: source, sourceX: sourceX, sourceY: sourceY, to: destination, rect: rect) }
-        let a = UInt32(alpha), keep = 255 &- a
+        let a = UInt16(alpha), keep = 255 &- a
         let width = rect.width
         var src = UnsafePointer(source.pointer(x: sourceX, y: sourceY))
         var dst = destination.pointer(x: rect.x, y: rect.y)
         for _ in 0..<rect.height {
             for i in 0..<width {
-                dst[i] = UInt8(truncatingIfNeeded: divide255(a &* UInt32(src[i]) &+ keep &* UInt32(dst[i])))
+                dst[i] = UInt8(truncatingIfNeeded: divide255(a &* UInt16(src[i]) &+ keep &* UInt16(dst[i])))
             }
             src += source.stride
             dst += destination.stride
@@ -92,15 +101,15 @@ public enum Blend {
     public static func blend(from source: PlaneView, alphaPlane sourceAlpha: PlaneView, sourceX: Int, sourceY: Int,
                              to destination: PlaneView, rect: PixelRect, alpha: UInt8) {
         guard !rect.isEmpty, alpha > 0 else { return }
-        let global = UInt32(alpha)
+        let global = UInt16(alpha)
         let width = rect.width
         var src = UnsafePointer(source.pointer(x: sourceX, y: sourceY))
         var srcA = UnsafePointer(sourceAlpha.pointer(x: sourceX, y: sourceY))
         var dst = destination.pointer(x: rect.x, y: rect.y)
         for _ in 0..<rect.height {
             for i in 0..<width {
-                let a = divide255(global &* UInt32(srcA[i]))
-                dst[i] = UInt8(truncatingIfNeeded: divide255(a &* UInt32(src[i]) &+ (255 &- a) &* UInt32(dst[i])))
+                let a = divide255(global &* UInt16(srcA[i]))
+                dst[i] = UInt8(truncatingIfNeeded: divide255(a &* UInt16(src[i]) &+ (255 &- a) &* UInt16(dst[i])))
             }
             src += source.stride
             srcA += sourceAlpha.stride
@@ -115,7 +124,7 @@ public enum Blend {
     public static func blendChroma(from source: PlaneView, alphaPlane sourceAlpha: PlaneView, sourceX: Int, sourceY: Int,
                                    to destination: PlaneView, rect: PixelRect, alpha: UInt8) {
         guard !rect.isEmpty, alpha > 0 else { return }
-        let global = UInt32(alpha)
+        let global = UInt16(alpha)
         let width = rect.width
         let alphaStride = sourceAlpha.stride
         var src = UnsafePointer(source.pointer(x: sourceX, y: sourceY))
@@ -124,9 +133,9 @@ public enum Blend {
         for _ in 0..<rect.height {
             let below = srcA + alphaStride
             for i in 0..<width {
-                let sum = UInt32(srcA[2 &* i]) &+ UInt32(srcA[2 &* i &+ 1]) &+ UInt32(below[2 &* i]) &+ UInt32(below[2 &* i &+ 1])
+                let sum = UInt16(srcA[2 &* i]) &+ UInt16(srcA[2 &* i &+ 1]) &+ UInt16(below[2 &* i]) &+ UInt16(below[2 &* i &+ 1])
                 let a = divide255(global &* ((sum &+ 2) &>> 2))
-                dst[i] = UInt8(truncatingIfNeeded: divide255(a &* UInt32(src[i]) &+ (255 &- a) &* UInt32(dst[i])))
+                dst[i] = UInt8(truncatingIfNeeded: divide255(a &* UInt16(src[i]) &+ (255 &- a) &* UInt16(dst[i])))
             }
             src += source.stride
             srcA += 2 * alphaStride
