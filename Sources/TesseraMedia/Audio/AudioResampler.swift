@@ -75,7 +75,7 @@ final class AudioResampler {
         var copy = layout
         var buffer = [CChar](repeating: 0, count: 128)
         av_channel_layout_describe(&copy, &buffer, buffer.count)
-        return String(cString: buffer)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     private func ensureCapacity(_ samples: Int32) throws {

@@ -25,7 +25,7 @@ public enum FFmpeg {
     public static func errorText(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         tessera_error_text(code, &buffer, buffer.count)
-        return String(cString: buffer)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// Throws a `MediaError` naming `what` when an FFmpeg call returned a negative code.

@@ -25,7 +25,7 @@ public enum PNGEncoder {
         var destinationStrides: [Int32] = [tessera_frame_linesize(rgb.pointer, 0), 0, 0, 0]
         _ = sws_scale(sws, sourcePlanes, sourceStrides, 0, Int32(picture.height), &destinationPlanes, &destinationStrides)
 
-        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG), var context = avcodec_alloc_context3(codec) else {
+        guard let codec = avcodec_find_encoder(AV_CODEC_ID_PNG), let context = avcodec_alloc_context3(codec) else {
             throw MediaError("this FFmpeg has no PNG encoder")
         }
         defer { var toFree: UnsafeMutablePointer<AVCodecContext>? = context; avcodec_free_context(&toFree) }
@@ -38,7 +38,6 @@ public enum PNGEncoder {
         _ = avcodec_send_frame(context, nil)
         let packet = Packet()
         try FFmpeg.check(avcodec_receive_packet(context, packet.pointer), "cannot encode PNG")
-        _ = context
         return Data(bytes: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
     }
 }

@@ -9,6 +9,9 @@ final class VideoScaler {
         var sourceWidth: Int32, sourceHeight: Int32, sourceFormat: Int32
         var sourceMatrix: Int32, sourceFullRange: Bool
         var width: Int, height: Int, withAlpha: Bool
+        /// Y'CbCr sources keep their matrix and range through swscale (its matrix-changing path
+        /// is slow); `ColorConversion` then converts the smaller, scaled picture.
+        var convertsAfter: Bool
     }
 
     private var contexts: [Shape: OpaquePointer] = [:]
@@ -23,11 +26,13 @@ final class VideoScaler {
     func scale(_ frame: UnsafePointer<AVFrame>, to size: PixelSize, withAlpha: Bool = false) throws -> YUVImage {
         let sourceFormat = Self.canonicalFormat(frame.pointee.format)
         let hasAlpha = withAlpha && Self.formatHasAlpha(sourceFormat.format)
+        let fullRange = sourceFormat.fullRange || frame.pointee.color_range == AVCOL_RANGE_JPEG
         let shape = Shape(sourceWidth: frame.pointee.width, sourceHeight: frame.pointee.height,
                           sourceFormat: sourceFormat.format.rawValue,
                           sourceMatrix: Self.swsMatrix(frame.pointee.colorspace),
-                          sourceFullRange: sourceFormat.fullRange || frame.pointee.color_range == AVCOL_RANGE_JPEG,
-                          width: size.width, height: size.height, withAlpha: hasAlpha)
+                          sourceFullRange: fullRange,
+                          width: size.width, height: size.height, withAlpha: hasAlpha,
+                          convertsAfter: !hasAlpha && Self.isYUV(sourceFormat.format))
         let context = try context(for: shape)
         let image = YUVImage(width: size.width, height: size.height, hasAlpha: hasAlpha)
         var sourcePlanes: [UnsafePointer<UInt8>?] = (0..<4).map { UnsafePointer(tessera_frame_plane(frame, Int32($0))) }
@@ -38,6 +43,9 @@ final class VideoScaler {
         let rows = sws_scale(context, &sourcePlanes, &sourceStrides, 0, frame.pointee.height,
                              &destinationPlanes, &destinationStrides)
         if rows <= 0 { throw MediaError("cannot scale \(frame.pointee.width)x\(frame.pointee.height) to \(size)") }
+        if shape.convertsAfter, let conversion = conversion(for: frame.pointee.colorspace, fullRange: fullRange) {
+            conversion.apply(to: image)
+        }
         return image
     }
 
@@ -51,11 +59,43 @@ final class VideoScaler {
             throw MediaError("cannot convert pixel format \(name) (\(shape.sourceWidth)x\(shape.sourceHeight))")
         }
         // Source matrix and range as tagged (untagged reads as BT.601, as FFmpeg reads it);
-        // destination always BT.709 limited, the matrix the encoder tags its output with.
-        _ = sws_setColorspaceDetails(context, sws_getCoefficients(shape.sourceMatrix), shape.sourceFullRange ? 1 : 0,
-                                     sws_getCoefficients(SWS_CS_ITU709), 0, 0, 1 << 16, 1 << 16)
+        // destination BT.709 limited, the matrix the encoder tags its output with — or, for
+        // Y'CbCr sources, unchanged here and converted afterwards by `ColorConversion`.
+        let range: Int32 = shape.sourceFullRange ? 1 : 0
+        if shape.convertsAfter {
+            _ = sws_setColorspaceDetails(context, sws_getCoefficients(shape.sourceMatrix), range,
+                                         sws_getCoefficients(shape.sourceMatrix), range, 0, 1 << 16, 1 << 16)
+        } else {
+            _ = sws_setColorspaceDetails(context, sws_getCoefficients(shape.sourceMatrix), range,
+                                         sws_getCoefficients(SWS_CS_ITU709), 0, 0, 1 << 16, 1 << 16)
+        }
         contexts[shape] = context
         return context
+    }
+
+    private var conversions: [Int32: ColorConversion?] = [:]
+
+    private func conversion(for space: AVColorSpace, fullRange: Bool) -> ColorConversion? {
+        let key = Int32(space.rawValue) * 2 + (fullRange ? 1 : 0)
+        if let cached = conversions[key] { return cached }
+        let conversion = ColorConversion(from: Self.matrix(space), fullRange: fullRange)
+        conversions[key] = conversion
+        return conversion
+    }
+
+    private static func matrix(_ space: AVColorSpace) -> YUVMatrix {
+        switch space {
+        case AVCOL_SPC_BT709: return .bt709
+        case AVCOL_SPC_FCC: return .fcc
+        case AVCOL_SPC_SMPTE240M: return .smpte240m
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return .bt2020
+        default: return .bt601
+        }
+    }
+
+    private static func isYUV(_ format: AVPixelFormat) -> Bool {
+        guard let descriptor = av_pix_fmt_desc_get(format) else { return false }
+        return descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 && descriptor.pointee.nb_components >= 3
     }
 
     /// swscale's matrix constant for a frame's colour space tag.
