@@ -19,11 +19,15 @@ def analysed(path, skip=0.15):
     return x[n:-n]
 
 
-def tone_input(media, freq, duration=2.0, video=True, amplitude=None):
+def tone_input(media, freq, duration=2.0, video=True, amplitude=None, stereo=True):
+    """A tone at `amplitude` (default A) in every channel. Stereo by default, with both channels
+    copied at full level, so no mono → stereo upmix convention (−3 dB or not) enters the levels."""
+    graph = sine(freq, duration, amplitude=amplitude)
+    if stereo:
+        graph += ",pan=stereo|c0=c0|c1=c0"
     if video:
-        return media.video(f"color=c=0x202020:s=64x48:r=10:d={duration}",
-                           audio=sine(freq, duration, amplitude=amplitude), stem=f"tone{freq}")
-    return media.audio(sine(freq, duration, amplitude=amplitude), stem=f"tone{freq}")
+        return media.video(f"color=c=0x202020:s=64x48:r=10:d={duration}", audio=graph, stem=f"tone{freq}")
+    return media.audio(graph, stem=f"tone{freq}")
 
 
 def av_task(inputs, **kw):
@@ -112,7 +116,7 @@ def test_audio_only_task(ws, media, ext):
 def test_inputs_resampled_to_output_rate_and_layout(ws, media):
     # 44.1 kHz mono WAV, 22.05 kHz stereo MP3, 48 kHz Opus: all must come out at their true pitch.
     a = media.audio(sine(440, 2.0, rate=44100), ext="wav", stem="a44")
-    b = media.audio(f"{sine(1000, 2.0, rate=22050)},aformat=channel_layouts=stereo", ext="mp3", stem="b22")
+    b = media.audio(f"{sine(1000, 2.0, rate=22050)},pan=stereo|c0=c0|c1=c0", ext="mp3", stem="b22")
     c = media.audio(sine(2000, 2.0, rate=48000), ext="ogg", stem="c48")
     doc = {"inputs": [{"id": "a", "url": a}, {"id": "b", "url": b}, {"id": "c", "url": c}],
            "encoder": {"audio": {"sampleRate": 44100, "channels": 1}},

@@ -151,7 +151,7 @@ def test_output_option_replaces_the_outputs(ws, media):
 
 
 def test_existing_output_is_overwritten(ws, media):
-    src = media.solid(RED, duration=1.0, tone=440)
+    src = media.solid(RED, duration=1.0)
     (ws.out / "again.mp4").write_bytes(b"not a video" * 1000)
     doc = task([{"id": "r", "url": src}], [{"input": "r", "x": 0, "y": 0, "width": 320, "height": 240}],
                outputs=["again.mp4"])

@@ -121,3 +121,21 @@ def test_task_ends_with_last_non_looping_input(ws, media):
     assert len(frames) == 18, f"ends when 'late' ends at 0.8 + 1.0 s: expected 18 frames, got {len(frames)}"
     assert_rgb(frames[15], 160, 50, GREEN, TOL, "the looping input keeps playing at 1.5 s")
     assert_rgb(frames[15], 50, 50, (0, 0, 0), TOL, "the short input ended at 1.0 s: empty region")
+
+
+@pytest.mark.parametrize("container", ["mp4", "mkv"])
+def test_input_with_audio_ends_with_its_container_duration(ws, media, container):
+    """A 1 s input with video and AAC / FLAC audio of the same length: 10 frames at 10 fps, the last
+    one still showing the input. (AAC codes 1024-sample frames, so the decoder's last frame reaches a
+    few ms past 1.0 s; the container's packet durations and edit list say where the input ends.)"""
+    codec_ext = {"mp4": dict(ext="mp4", codec="h264"), "mkv": dict(ext="mkv", codec="ffv1")}[container]
+    src = media.video("color=c=0xFF0000:s=64x64:r=10:d=1", audio=sine(440, 1.0), stem="red-av", **codec_ext)
+    doc = task([{"id": "r", "url": src}], [{"input": "r", "x": 0, "y": 0, "width": 320, "height": 240}],
+               outputs=["out.y4m", "out.mp4"])
+    ws.mix(doc)
+    frames = read_y4m(ws.out / "out.y4m").frames
+    assert len(frames) == 10, f"a 1.0 s input at 10 fps: expected 10 frames, got {len(frames)}"
+    assert_rgb(frames[-1], 160, 120, RED, TOL, f"last frame ({len(frames) - 1}) shows the input")
+    assert count_video_frames(ws.out / "out.mp4") == 10
+    duration = float(ffprobe(ws.out / "out.mp4")["format"]["duration"])
+    assert abs(duration - 1.0) <= 0.05, f"mp4 duration {duration:.3f} s, expected 1.0 (+ at most one AAC frame)"
