@@ -201,11 +201,12 @@ def test_sync_holds_to_the_end(ws, media):
 def test_video_task_with_sound_from_an_audio_only_input(ws, media):
     # A video task whose only sound comes from an audio-only input: video and audio both present.
     v = media.solid(RED, duration=1.5)
-    a = tone_input(media, 440, duration=1.5, video=False)
+    a = tone_input(media, 440, duration=1.5, video=False, stereo=False)  # a mono participant
     doc = task([{"id": "v", "url": v}, {"id": "a", "url": a}],
                [{"input": "v", "x": 0, "y": 0, "width": 64, "height": 48}],
                outputs=["out.mp4"], width=64, height=48, background="#000000")
     ws.mix(doc)
     kinds = sorted(s["codec_type"] for s in ffprobe(ws.out / "out.mp4")["streams"])
     assert kinds == ["audio", "video"]
-    assert tone_amplitude(analysed(ws.out / "out.mp4"), RATE, 440) >= 0.7 * A
+    # mono → stereo: copied at full level, or at −3 dB per channel (FFmpeg's convention); both fine
+    assert tone_amplitude(analysed(ws.out / "out.mp4"), RATE, 440) >= 0.6 * A
