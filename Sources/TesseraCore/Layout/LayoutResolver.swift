@@ -12,7 +12,10 @@ extension ValidationContext {
             return nil
         }
         // Relative geometry needs the canvas; without a usable one, check everything else only.
-        let canvas = video.width > 0 && video.height > 0 ? PixelSize(width: video.width, height: video.height) : nil
+        // (A size far out of range is already an issue; leaving the canvas out then also keeps the
+        // pixel arithmetic below from overflowing.)
+        let usable = (2...3840).contains(video.width) && (2...2160).contains(video.height)
+        let canvas = usable ? PixelSize(width: video.width, height: video.height) : nil
         return resolveLayout(document.layout ?? LayoutSpec(template: "grid"), canvas: canvas, inputIds: inputIds,
                              templateIsImplicit: document.layout == nil)
     }

@@ -48,11 +48,11 @@ public struct TemplateSlot: Sendable, Equatable {
     }
 
     /// The slot in even canvas pixels. Edges (not sizes) are snapped down, so neighbouring slots
-    /// such as the thirds of a 3×3 grid meet without a gap; the tiny epsilon keeps `1/3 + 2/3`
-    /// written as decimals from landing one pixel short of the canvas edge.
+    /// such as the thirds of a 3×3 grid meet without a gap. Each edge is first rounded to 1/100
+    /// pixel, so a third written as `0.333333` (× 720 = 239.99976) lands on 240, not 238.
     public func rect(canvas: PixelSize) -> PixelRect {
         func edge(_ fraction: Double, _ size: Int) -> Int {
-            let value = Int((fraction * Double(size) + 1e-6).rounded(.down))
+            let value = Int(((fraction * Double(size) * 100).rounded() / 100).rounded(.down))
             return value - (value & 1)
         }
         let left = edge(x, canvas.width), top = edge(y, canvas.height)

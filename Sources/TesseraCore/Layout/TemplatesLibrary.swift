@@ -17,6 +17,8 @@ public struct TemplateLibrary: Sendable {
 
     /// Every `*.json` file in `directory`, each named by its file name.
     public init(directory: URL) {
+        // Layouts/templates is a symbolic link; list what it points to.
+        let directory = directory.resolvingSymlinksInPath()
         var loaded: [LayoutTemplate] = []
         var errors: [String] = []
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
