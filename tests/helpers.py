@@ -357,6 +357,13 @@ class MediaFactory:
         elif codec == "vp8":
             args += ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-crf", "4", "-b:v", "2M",
                      "-pix_fmt", "yuv420p"]
+        elif codec == "hevc":
+            args += ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "8", "-x265-params", "log-level=error",
+                     "-pix_fmt", "yuv420p"] + (["-tag:v", "hvc1"] if ext == "mp4" else [])
+        elif codec == "av1":
+            args += ["-c:v", "libsvtav1", "-preset", "12", "-crf", "10", "-pix_fmt", "yuv420p"]
+        elif codec == "mpeg2":
+            args += ["-c:v", "mpeg2video", "-q:v", "2", "-pix_fmt", "yuv420p"]
         else:
             raise ValueError(codec)
         if audio:

@@ -186,6 +186,10 @@ COLOUR_INPUTS = {
     "ffv1-mkv": dict(ext="mkv", codec="ffv1"),
     "h264-ts": dict(ext="ts", codec="h264"),
     "h264-flv": dict(ext="flv", codec="h264"),
+    "hevc-mp4": dict(ext="mp4", codec="hevc"),
+    "hevc-mkv": dict(ext="mkv", codec="hevc"),
+    "av1-mkv": dict(ext="mkv", codec="av1"),
+    "mpeg2-ts": dict(ext="ts", codec="mpeg2"),
 }
 
 
