@@ -155,6 +155,19 @@ import TesseraCore
         #expect(decoded == value)
     }
 
+    @Test func readsUpdateSectionsWithTheirPaths() {
+        let layout = TaskDocumentReader.readLayout(TaskFixtures.value(#"{"template": "grid", "regions": [{"input": "a"}]}"#))
+        #expect(layout.layout == nil)
+        #expect(layout.issues.map(\.path) == ["layout.regions[0].x", "layout.regions[0].y", "layout.regions[0].width",
+                                              "layout.regions[0].height"])
+        let outputs = TaskDocumentReader.readOutputs(TaskFixtures.value(#"[{"url": "a.mp4"}, {"url": "rtmp://h/x"}]"#))
+        #expect(outputs.outputs == [OutputSpec(url: "a.mp4"), OutputSpec(url: "rtmp://h/x")])
+        let inputs = TaskDocumentReader.readInputs(TaskFixtures.value(#"[{"id": "a", "url": "a.mp4", "lop": true}]"#))
+        #expect(inputs.issues.map(\.description) == [#"inputs[0].lop: unknown field; did you mean "loop"?"#])
+        let audio = TaskDocumentReader.readAudio(TaskFixtures.value(#"{"volumes": {"a": 50}}"#))
+        #expect(audio.audio == AudioSpec(volumes: ["a": 50]))
+    }
+
     @Test func issueDescriptionIsPathColonMessage() {
         #expect(ValidationIssue(path: "inputs[1].url", message: "required").description == "inputs[1].url: required")
         #expect(ValidationIssue(path: "", message: "malformed").description == "malformed")
