@@ -121,6 +121,7 @@ import TesseraCore
         ("{\"a\": 01}", "expected ',' or '}'"),
         ("{\"a\": \"x\ny\"}", "control character"),
         ("{} {}", "unexpected text after"),
+        ("{\"a\": \"\\u+12f\"}", "four hex digits"),
         (String(repeating: "[", count: 100) + String(repeating: "]", count: 100), "nested deeper"),
     ])
     func malformedJSONIsOneIssueForTheWholeDocument(json: String, fragment: String) {

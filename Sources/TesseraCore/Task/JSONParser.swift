@@ -133,7 +133,8 @@ struct JSONParser {
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
-        guard index + 4 <= bytes.count,
+        // Check the digits first: UInt32(_:radix:) would also take a sign ("\u+12f").
+        guard index + 4 <= bytes.count, bytes[index..<index + 4].allSatisfy({ UnicodeScalar($0).properties.isASCIIHexDigit }),
               let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
         else { throw error("expected four hex digits after \\u") }
         index += 4
