@@ -41,10 +41,12 @@ public final class OutputSet {
             switch output.kind {
             case .file(let path, .y4m):
                 guard let videoSettings else { throw MediaError(".y4m needs video (encoder.video)") }
+                try Self.createParentDirectory(of: path)
                 let writer = try Y4MWriter(path: path, width: videoSettings.width, height: videoSettings.height,
                                            fps: videoSettings.fps)
                 destinations.append((output, .raw(writer)))
             case .file(let path, let container):
+                try Self.createParentDirectory(of: path)
                 let muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", encoders: encoders,
                                       options: Self.muxerOptions(container, hasVideo: video != nil),
                                       protocols: "file", interrupt: interrupt)
@@ -61,6 +63,13 @@ public final class OutputSet {
         } catch {
             throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
         }
+    }
+
+    /// `recordings/day1/room.mp4` may name folders that do not exist yet.
+    private static func createParentDirectory(of path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
 
     private static func formatName(_ output: ResolvedOutput) -> String? {
