@@ -110,6 +110,7 @@ public final class MediaReader {
                                 durationMicroseconds: duration, displaySize: display, scaled: scaled)
         }
         guard let resampler else { return true }
+        trimToPacketDuration(pointer, timeBase: decoder.timeBase)
         let rate = Double(pointer.pointee.sample_rate)
         let frameDuration = rate > 0 ? Int64(Double(pointer.pointee.nb_samples) * 1_000_000 / rate) : 0
         passEndMicroseconds = max(passEndMicroseconds, relativeMicroseconds + frameDuration)
@@ -120,6 +121,17 @@ public final class MediaReader {
             position += Int64(count)
         }
         return true
+    }
+
+    /// MP4 trims the encoder's padding off the last AAC frame by giving its packet a shorter
+    /// duration, but the decoder still returns a whole frame: keep only the samples the container
+    /// says are there, so an input ends exactly where its container does.
+    private func trimToPacketDuration(_ frame: UnsafeMutablePointer<AVFrame>, timeBase: AVRational) {
+        let duration = frame.pointee.pkt_duration
+        let rate = Int64(frame.pointee.sample_rate)
+        guard duration > 0, rate > 0, timeBase.num > 0 else { return }
+        let samples = av_rescale_q(duration, timeBase, AVRational(num: 1, den: Int32(rate)))
+        if samples > 0 && samples < Int64(frame.pointee.nb_samples) { frame.pointee.nb_samples = Int32(samples) }
     }
 
     private func samples(fromMicroseconds microseconds: Int64) -> Int64 {

@@ -6,15 +6,19 @@ final class Muxer {
     private let context: UnsafeMutablePointer<AVFormatContext>
     /// Encoder time base per output stream, in the order the streams were added.
     private let sourceTimeBases: [AVRational]
+    /// Added to every timestamp so none is negative (see `OutputSet.startOffsetMicroseconds`).
+    private let startOffsetMicroseconds: Int64
     private var headerWritten = false
     private var trailerWritten = false
     let interrupt: InterruptFlag
 
     /// Creates the container, its streams (copied from `encoders`) and opens `url` for writing.
     /// `protocols` is FFmpeg's whitelist for this open.
-    init(url: String, formatName: String, encoders: [Encoder], options: [String: String] = [:],
-         protocols: String, interrupt: InterruptFlag, openTimeoutSeconds: Double? = 10) throws {
+    init(url: String, formatName: String, encoders: [Encoder], startOffsetMicroseconds: Int64 = 0,
+         options: [String: String] = [:], protocols: String, interrupt: InterruptFlag,
+         openTimeoutSeconds: Double? = 10) throws {
         self.interrupt = interrupt
+        self.startOffsetMicroseconds = startOffsetMicroseconds
         var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
         try FFmpeg.check(avformat_alloc_output_context2(&allocated, nil, formatName, url), "cannot create a \(formatName) output")
         guard let context = allocated else { throw MediaError("cannot create a \(formatName) output") }
@@ -61,6 +65,11 @@ final class Muxer {
         copy.pointer.pointee.stream_index = Int32(streamIndex)
         let stream = context.pointee.streams[streamIndex]!
         av_packet_rescale_ts(copy.pointer, sourceTimeBases[streamIndex], stream.pointee.time_base)
+        if startOffsetMicroseconds != 0 {
+            let offset = rescale(startOffsetMicroseconds, from: microsecondsTimeBase, to: stream.pointee.time_base)
+            if copy.pointer.pointee.pts != FFmpeg.noPTS { copy.pointer.pointee.pts += offset }
+            if copy.pointer.pointee.dts != FFmpeg.noPTS { copy.pointer.pointee.dts += offset }
+        }
         try FFmpeg.check(av_interleaved_write_frame(context, copy.pointer), "cannot write")
     }
 

@@ -13,6 +13,11 @@ public final class OutputSet {
     private let audio: Encoder
     private var destinations: [(output: ResolvedOutput, destination: Destination)] = []
     private let interrupt: InterruptFlag
+    /// The AAC encoder's first packet starts `initial_padding` samples before zero (its priming).
+    /// Left negative, each muxer shifts streams its own way (fragmented MP4 stretches the first
+    /// video frame), so every output moves all streams by that much: picture and sound keep
+    /// their alignment and no timestamp is negative.
+    private let startOffsetMicroseconds: Int64
     /// Samples per audio frame the encoder takes (1024 for AAC).
     public var audioFrameSize: Int { audio.frameSize }
 
@@ -25,6 +30,7 @@ public final class OutputSet {
         let globalHeader = formats.contains(where: Muxer.needsGlobalHeader(formatName:))
         video = try videoSettings.map { try Encoder.video($0, globalHeader: globalHeader) }
         audio = try Encoder.audio(audioSettings, globalHeader: globalHeader)
+        startOffsetMicroseconds = Int64(audio.context.pointee.initial_padding) * 1_000_000 / Int64(audioSettings.sampleRate)
         do {
             for output in outputs {
                 try open(output, videoSettings: videoSettings)
@@ -48,15 +54,18 @@ public final class OutputSet {
             case .file(let path, let container):
                 try Self.createParentDirectory(of: path)
                 let muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", encoders: encoders,
+                                      startOffsetMicroseconds: container == .mp4 ? 0 : startOffsetMicroseconds,
                                       options: Self.muxerOptions(container, hasVideo: video != nil),
                                       protocols: "file", interrupt: interrupt)
                 destinations.append((output, .muxer(muxer)))
             case .rtmp:
                 let muxer = try Muxer(url: output.url, formatName: "flv", encoders: encoders,
+                                      startOffsetMicroseconds: startOffsetMicroseconds,
                                       protocols: "rtmp,rtmps,tcp,tls", interrupt: interrupt)
                 destinations.append((output, .muxer(muxer)))
             case .srt:
                 let muxer = try Muxer(url: output.url, formatName: "mpegts", encoders: encoders,
+                                      startOffsetMicroseconds: startOffsetMicroseconds,
                                       protocols: "srt,udp", interrupt: interrupt)
                 destinations.append((output, .muxer(muxer)))
             }
@@ -86,7 +95,7 @@ public final class OutputSet {
         switch container {
         case .mp4:
             return hasVideo
-                ? ["movflags": "frag_keyframe+empty_moov+default_base_moof"]
+                ? ["movflags": "frag_keyframe+empty_moov+delay_moov+default_base_moof"]
                 : ["movflags": "empty_moov+default_base_moof", "frag_duration": "1000000"]
         default:
             return [:]
