@@ -50,26 +50,54 @@ public struct ColorConversion: Sendable, Equatable {
     }
 
     /// Rewrites `image`'s Y, Cb and Cr planes in place (alpha untouched).
+    ///
+    /// Every term is a function of one 8-bit value, so each is a 256-entry table built per call
+    /// (3 µs); the inner loops are then two table look-ups per luma pixel (the chroma term is
+    /// shared by the two pixels of a pair) and four per chroma pair.
     public func apply(to image: YUVImage) {
         let round: Int32 = 1 << (Self.shift - 1)
-        // Luma first: it reads the chroma planes before they are rewritten.
-        for row in 0..<image.height {
-            let luma = image.y + row * image.lumaStride
-            let cb = image.u + (row / 2) * image.chromaStride
-            let cr = image.v + (row / 2) * image.chromaStride
-            for column in 0..<image.width {
-                let u = Int32(cb[column >> 1]) - 128, v = Int32(cr[column >> 1]) - 128
-                let value = (lumaScale * (Int32(luma[column]) - lumaInOffset) + lumaFromCb * u + lumaFromCr * v + round) >> Self.shift
-                luma[column] = Self.clamp(value + 16)
+        var tables = [Int32](repeating: 0, count: 256 * 7)
+        tables.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let lumaTerm = base, lumaCb = base + 256, lumaCr = base + 512
+            let cbCb = base + 768, cbCr = base + 1024, crCb = base + 1280, crCr = base + 1536
+            for value in 0..<256 {
+                let code = Int32(value), chroma = code - 128
+                // Offsets and rounding folded into the luma and Cb tables so the loops only add.
+                lumaTerm[value] = lumaScale * (code - lumaInOffset) + round + (16 << Self.shift)
+                lumaCb[value] = lumaFromCb * chroma
+                lumaCr[value] = lumaFromCr * chroma
+                cbCb[value] = cbFromCb * chroma + round + (128 << Self.shift)
+                cbCr[value] = cbFromCr * chroma
+                crCb[value] = crFromCb * chroma + round + (128 << Self.shift)
+                crCr[value] = crFromCr * chroma
             }
-        }
-        for row in 0..<image.chromaHeight {
-            let cb = image.u + row * image.chromaStride
-            let cr = image.v + row * image.chromaStride
-            for column in 0..<image.chromaWidth {
-                let u = Int32(cb[column]) - 128, v = Int32(cr[column]) - 128
-                cb[column] = Self.clamp(((cbFromCb * u + cbFromCr * v + round) >> Self.shift) + 128)
-                cr[column] = Self.clamp(((crFromCb * u + crFromCr * v + round) >> Self.shift) + 128)
+            // Luma first: it reads the chroma planes before they are rewritten.
+            let pairs = image.width / 2
+            for row in 0..<image.height {
+                let luma = image.y + row * image.lumaStride
+                let cb = image.u + (row / 2) * image.chromaStride
+                let cr = image.v + (row / 2) * image.chromaStride
+                for pair in 0..<pairs {
+                    let chroma = lumaCb[Int(cb[pair])] + lumaCr[Int(cr[pair])]
+                    let left = 2 * pair
+                    luma[left] = Self.clamp((lumaTerm[Int(luma[left])] + chroma) >> Self.shift)
+                    luma[left + 1] = Self.clamp((lumaTerm[Int(luma[left + 1])] + chroma) >> Self.shift)
+                }
+                if image.width & 1 == 1 {
+                    let last = image.width - 1
+                    let chroma = lumaCb[Int(cb[last / 2])] + lumaCr[Int(cr[last / 2])]
+                    luma[last] = Self.clamp((lumaTerm[Int(luma[last])] + chroma) >> Self.shift)
+                }
+            }
+            for row in 0..<image.chromaHeight {
+                let cb = image.u + row * image.chromaStride
+                let cr = image.v + row * image.chromaStride
+                for column in 0..<image.chromaWidth {
+                    let u = Int(cb[column]), v = Int(cr[column])
+                    cb[column] = Self.clamp((cbCb[u] + cbCr[v]) >> Self.shift)
+                    cr[column] = Self.clamp((crCb[u] + crCr[v]) >> Self.shift)
+                }
             }
         }
     }
