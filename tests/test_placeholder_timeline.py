@@ -77,6 +77,22 @@ def test_frame_selection_latest_not_after(ws, media, src_fps, step):
     assert got == expected, f"input frame shown per output frame: expected {expected}, got {got}"
 
 
+@pytest.mark.parametrize("ext,codec", [("mkv", "ffv1"), ("mp4", "h264"), ("flv", "h264")])
+def test_same_rate_input_shows_every_frame(ws, media, ext, codec):
+    # 30 fps in, 30 fps out: output frame n is input frame n, whatever the container's time base
+    # (Matroska and FLV round to the millisecond, MP4 uses 1/15360) — no repeated or dropped frame.
+    src = media.video("color=c=black:s=64x64:r=30:d=1,format=yuv420p,geq=lum=16+7*N:cb=128:cr=128",
+                      ext=ext, codec=codec, stem="ramp30")
+    doc = task([{"id": "r", "url": src}], [
+        {"input": "r", "x": 0, "y": 0, "width": 160, "height": 120, "renderMode": "stretch"},
+    ], fps=30)
+    ws.mix(doc)
+    frames = read_y4m(ws.out / "out.y4m").frames
+    assert len(frames) == 30
+    got = [frame_index(f, 80, 60, 7) for f in frames]
+    assert got == list(range(30)), f"input frame shown per output frame: {got}"
+
+
 def test_start_at_shifts_frames(ws, media):
     src = ramp(media, 10, 1.0, 16)
     doc = task([{"id": "r", "url": src, "startAtMs": 300}], [

@@ -62,6 +62,11 @@ final class InputChannel: @unchecked Sendable {
 
     func cancel() { update { $0.cancelled = true } }
 
+    /// Timestamps in millisecond containers (FLV, RTMP, Matroska) are rounded to the millisecond:
+    /// frame 2 of 30 fps reads 67 ms, after the output's 66.667 ms. A picture up to this much
+    /// "late" still counts as on time, so such an input is not shown one frame behind.
+    static let timestampToleranceMicroseconds: Int64 = 1_000
+
     /// The picture to draw at `time` (µs): the latest whose timestamp is not after it, or nil when
     /// there is none yet or the input's last picture has ended. With `wait`, blocks until the
     /// input has decoded past `time` or ended.
@@ -69,7 +74,7 @@ final class InputChannel: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            while let next = queue.first, next.ptsMicroseconds <= time {
+            while let next = queue.first, next.ptsMicroseconds <= time + Self.timestampToleranceMicroseconds {
                 current = next
                 queue.removeFirst()
                 condition.broadcast()

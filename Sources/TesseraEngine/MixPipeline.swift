@@ -42,8 +42,9 @@ public final class MixPipeline: @unchecked Sendable {
     /// and the error names the input or output at fault.
     public func run(progress: (Progress) -> Void = { _ in }) throws {
         var sources: [MediaSource] = []
+        let decoderThreads = SourceOpener.decoderThreads(inputCount: task.inputs.count)
         for input in task.inputs {
-            sources.append(try SourceOpener.open(input, interrupt: interrupt))
+            sources.append(try SourceOpener.open(input, interrupt: interrupt, decoderThreads: decoderThreads))
             if wasCancelled { throw TaskError.cancelled }
         }
         let pictures = PictureSource()

@@ -57,7 +57,9 @@ final class OutputClock {
         var frameIndex: Int64 = 0
         var lastReport = Date.distantPast
         while true {
-            let time = frameIndex * 1_000_000 / Int64(video.fps)
+            // Rounded like input timestamps are (`av_rescale_q` rounds to nearest), so an input at
+            // the output's own rate lands exactly on the frame it belongs to, not one before.
+            let time = (frameIndex * 1_000_000 + Int64(video.fps) / 2) / Int64(video.fps)
             if try shouldEnd(at: time) { break }
             let frames = workers.map { $0.channel.picture(at: time, wait: waits) }
             try checkFailures()

@@ -4,13 +4,16 @@ import TesseraMedia
 
 /// Opens an input's media with the protocol whitelist its kind allows, and nothing wider.
 enum SourceOpener {
-    static func open(_ input: ResolvedInput, interrupt: InterruptFlag) throws -> MediaSource {
+    /// `decoderThreads`: with several inputs each already has a thread of its own, and a decoder's
+    /// own frame threads then only add hand-offs and memory; one input alone gets the cores.
+    static func open(_ input: ResolvedInput, interrupt: InterruptFlag, decoderThreads: Int) throws -> MediaSource {
         do {
             switch input.source {
             case .file(let path):
-                return try MediaSource(url: path, protocols: "file", interrupt: interrupt)
+                return try MediaSource(url: path, protocols: "file", interrupt: interrupt, decoderThreads: decoderThreads)
             case .network(let url):
-                return try MediaSource(url: url, protocols: networkProtocols(for: url), interrupt: interrupt)
+                return try MediaSource(url: url, protocols: networkProtocols(for: url), interrupt: interrupt,
+                                       decoderThreads: decoderThreads)
             case .rtpSDP(let sdp):
                 return try MediaSource(sdp: sdp, interrupt: interrupt)
             case .rtpAllocate:
@@ -19,6 +22,12 @@ enum SourceOpener {
         } catch {
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }
+    }
+
+    /// Decoder threads per input when `inputCount` inputs share this machine's cores.
+    static func decoderThreads(inputCount: Int) -> Int {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        return max(1, min(4, cores / max(1, inputCount)))
     }
 
     static func networkProtocols(for url: String) -> String {
