@@ -1,0 +1,69 @@
+import Foundation
+
+/// What the HTTP API asks of the task registry. Bodies are raw JSON: the registry reads and
+/// validates them, so every field-path error comes from one place (`TaskValidator`).
+public protocol TaskService: Sendable {
+    /// Starts a task from a task document (`POST /v1/tasks`). Throws `ServiceError`
+    /// (`InvalidTask` 400, `TaskExists` 409, `TooManyTasks` 429, `ShuttingDown` 503).
+    func create(_ body: Data) async throws -> TaskStatus
+    /// Every task the registry knows, finished ones included until they are forgotten.
+    func list() async -> [TaskStatus]
+    /// `TaskNotFound` 404.
+    func status(_ taskId: String) async throws -> TaskStatus
+    /// Applies an update (`PATCH`): `layout`, `audio`, `inputs`, `outputs`, optional `sequence`.
+    /// `InvalidUpdate` 400, `TaskNotFound` 404, `InvalidState` / `StaleSequence` 409.
+    func update(_ taskId: String, _ body: Data) async throws -> TaskStatus
+    /// Stops a task and returns its final status (`DELETE`).
+    func stop(_ taskId: String) async throws -> TaskStatus
+    /// The current composite frame as PNG. `TaskNotFound` 404, `InvalidState` 409 (audio-only or ended).
+    func snapshot(_ taskId: String) async throws -> Data
+    /// Refuses new tasks from now on (`ShuttingDown` 503) and ends every running task properly
+    /// (encoders flushed, trailers written, connections closed), waiting at most `seconds`.
+    func shutdown(deadlineSeconds seconds: Double) async
+}
+
+/// An error the API answers with `{"error": {"code", "message", "path"}}`.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: String
+    public var httpStatus: Int
+    public var message: String
+    /// The field at fault (`layout.regions[2].width`), for `InvalidTask` / `InvalidUpdate`.
+    public var path: String?
+    /// Every problem found, when there were several (the first is `message` / `path`).
+    public var issues: [Issue]
+    /// For 429: seconds after which a retry may succeed.
+    public var retryAfterSeconds: Int?
+
+    public struct Issue: Sendable, Equatable, Codable {
+        public var path: String
+        public var message: String
+        public init(path: String, message: String) { self.path = path; self.message = message }
+    }
+
+    public init(code: String, httpStatus: Int, message: String, path: String? = nil, issues: [Issue] = [],
+                retryAfterSeconds: Int? = nil) {
+        self.code = code; self.httpStatus = httpStatus; self.message = message; self.path = path
+        self.issues = issues; self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    public var description: String { path.map { "\(code): \($0): \(message)" } ?? "\(code): \(message)" }
+
+    public static func taskNotFound(_ id: String) -> ServiceError {
+        ServiceError(code: "TaskNotFound", httpStatus: 404, message: "no task \"\(id)\"")
+    }
+    public static func taskExists(_ id: String) -> ServiceError {
+        ServiceError(code: "TaskExists", httpStatus: 409, message: "a task \"\(id)\" already exists")
+    }
+    public static func invalidState(_ message: String) -> ServiceError {
+        ServiceError(code: "InvalidState", httpStatus: 409, message: message)
+    }
+    public static func staleSequence(got: Int64, last: Int64) -> ServiceError {
+        ServiceError(code: "StaleSequence", httpStatus: 409,
+                     message: "sequence \(got) is not greater than the last applied (\(last))", path: "sequence")
+    }
+    public static func tooManyTasks(limit: Int) -> ServiceError {
+        ServiceError(code: "TooManyTasks", httpStatus: 429, message: "this server runs at most \(limit) tasks",
+                     retryAfterSeconds: 10)
+    }
+    public static let shuttingDown = ServiceError(code: "ShuttingDown", httpStatus: 503, message: "the server is shutting down")
+}

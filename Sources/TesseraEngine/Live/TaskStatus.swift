@@ -1,0 +1,78 @@
+import Foundation
+
+/// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are
+/// always redacted (stream key and query hidden).
+public struct TaskStatus: Codable, Sendable, Equatable {
+    public var taskId: String
+    public var state: TaskState
+    public var reason: String?
+    /// ISO 8601, UTC.
+    public var startedAt: String
+    public var uptimeSeconds: Double
+    /// Output frames encoded so far (audio frames for an audio-only task).
+    public var frames: Int64
+    /// Measured output frame rate over the last few seconds.
+    public var fps: Double
+    /// Measured encoded bitrate (video + audio) over the last few seconds.
+    public var bitrateKbps: Double
+    /// Output frames that left later than their wall-clock time (pace `realtime`).
+    public var lateFrames: Int64
+    /// Last applied update `sequence`, if any.
+    public var sequence: Int64?
+    public var inputs: [InputStatus]
+    public var outputs: [OutputStatus]
+
+    public init(taskId: String, state: TaskState, reason: String? = nil, startedAt: String, uptimeSeconds: Double = 0,
+                frames: Int64 = 0, fps: Double = 0, bitrateKbps: Double = 0, lateFrames: Int64 = 0,
+                sequence: Int64? = nil, inputs: [InputStatus] = [], outputs: [OutputStatus] = []) {
+        self.taskId = taskId; self.state = state; self.reason = reason; self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds; self.frames = frames; self.fps = fps; self.bitrateKbps = bitrateKbps
+        self.lateFrames = lateFrames; self.sequence = sequence; self.inputs = inputs; self.outputs = outputs
+    }
+}
+
+/// A task's life; it only moves forward: starting → running → stopping → stopped, or failed.
+public enum TaskState: String, Codable, Sendable, Equatable, CaseIterable {
+    case starting, running, stopping, stopped, failed
+
+    public var isFinal: Bool { self == .stopped || self == .failed }
+}
+
+public struct InputStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable, Equatable, CaseIterable { case waiting, live, ended, failed }
+    public var id: String
+    public var state: State
+    /// Pictures (or, audio-only, audio frames) received from this input.
+    public var frames: Int64
+    /// Pictures or audio the input lost: decode errors, dropped packets, stalls.
+    public var drops: Int64
+    public var lastError: String?
+    /// Ports and SDP of an input whose RTP ports the service allocated.
+    public var rtp: RTPStatus?
+
+    public init(id: String, state: State, frames: Int64 = 0, drops: Int64 = 0, lastError: String? = nil, rtp: RTPStatus? = nil) {
+        self.id = id; self.state = state; self.frames = frames; self.drops = drops; self.lastError = lastError; self.rtp = rtp
+    }
+}
+
+public struct RTPStatus: Codable, Sendable, Equatable {
+    public var videoPort: Int?
+    public var audioPort: Int?
+    /// The SDP an SFU should send to.
+    public var sdp: String
+    public init(videoPort: Int?, audioPort: Int?, sdp: String) { self.videoPort = videoPort; self.audioPort = audioPort; self.sdp = sdp }
+}
+
+public struct OutputStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable, Equatable, CaseIterable { case connecting, live, reconnecting, failed }
+    /// Redacted: stream key and query hidden.
+    public var url: String
+    public var state: State
+    public var bytes: Int64
+    public var reconnects: Int64
+    public var lastError: String?
+
+    public init(url: String, state: State, bytes: Int64 = 0, reconnects: Int64 = 0, lastError: String? = nil) {
+        self.url = url; self.state = state; self.bytes = bytes; self.reconnects = reconnects; self.lastError = lastError
+    }
+}
