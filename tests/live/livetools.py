@@ -297,6 +297,56 @@ class Client:
         return last
 
 
+def raw_request(host: str, port: int, method: str, path: str, body: bytes, wait_early: float = 1.0,
+                timeout: float = 30) -> Response:
+    """A request over a raw socket the way curl sends a large body: headers with
+    `Expect: 100-continue`, then up to `wait_early` s for an early answer (a 413 refused on the
+    declared Content-Length), else the body. A server that answers and closes before reading the
+    body is read correctly (http.client may lose such an answer to a connection reset)."""
+    sock = socket.create_connection((host, port), timeout=timeout)
+    try:
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n").encode()
+        sock.sendall(head)
+        data = b""
+        if wait_early > 0:
+            sock.settimeout(wait_early)
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                pass
+            sock.settimeout(timeout)
+        if not data or data.startswith(b"HTTP/1.1 100"):
+            data = b""
+            try:
+                sock.sendall(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            data += chunk
+            if b"\r\n\r\n" in data:
+                hdr, _, rest = data.partition(b"\r\n\r\n")
+                m = [ln.split(b":", 1)[1].strip() for ln in hdr.split(b"\r\n") if ln.lower().startswith(b"content-length:")]
+                if m and len(rest) >= int(m[0]):
+                    break
+    finally:
+        sock.close()
+    if data.startswith(b"HTTP/1.1 100"):
+        data = data.split(b"\r\n\r\n", 1)[1]
+    assert data.startswith(b"HTTP/"), f"no HTTP answer to {method} {path} ({len(body)} bytes): {data[:200]!r}"
+    hdr, _, rest = data.partition(b"\r\n\r\n")
+    lines = hdr.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, v in (ln.split(":", 1) for ln in lines[1:] if ":" in ln)}
+    return Response(status, rest, headers)
+
+
 class TesseraServer:
     """`tessera serve` on a free loopback port; its log goes to `log`."""
 

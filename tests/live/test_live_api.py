@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from helpers import BLUE, RED
-from livetools import LEFT_PT, RIGHT_PT, decode_png_rgb, halves, side_by_side
+from livetools import LEFT_PT, RIGHT_PT, decode_png_rgb, halves, raw_request, side_by_side
 
 pytestmark = pytest.mark.live
 
@@ -163,7 +163,11 @@ def test_oversized_body_is_413(api, clips, rtmp_server):
     doc["layout"]["regions"] += [{"input": "red", "x": 0, "y": 0, "width": 2, "height": 2, "zOrder": -1}] * 40000
     body = json.dumps(doc).encode()
     assert len(body) >= 2 * 1024 * 1024, len(body)
-    assert_error(api.post("/v1/tasks", body), 413, "PayloadTooLarge", what="2 MiB POST")
+    assert_error(raw_request(api.host, api.port, "POST", "/v1/tasks", body), 413, "PayloadTooLarge",
+                 what="2 MiB POST")
+    assert api.task_ids() == [], "the oversized POST left a task"
+    r = raw_request(api.host, api.port, "POST", "/v1/tasks", body, wait_early=0)   # body sent at once
+    assert_error(r, 413, "PayloadTooLarge", what="2 MiB POST, body sent without waiting")
     assert api.task_ids() == [], "the oversized POST left a task"
     assert api.get("/healthz").status == 200
 
