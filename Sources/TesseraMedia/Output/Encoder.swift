@@ -69,7 +69,7 @@ final class Encoder {
 
     /// Encodes one composite picture at `pts` (in 1/fps); the picture is copied by the encoder
     /// before this returns, so the caller may reuse it.
-    func encode(picture: YUVImage, pts: Int64, emit: (Packet) throws -> Void) throws {
+    func encode(picture: YUVImage, pts: Int64, forceKeyframe: Bool = false, emit: (Packet) throws -> Void) throws {
         let target = frame.pointer
         av_frame_unref(target)
         target.pointee.format = AV_PIX_FMT_YUV420P.rawValue
@@ -79,6 +79,8 @@ final class Encoder {
         tessera_frame_set_plane(target, 1, picture.u, Int32(picture.chromaStride))
         tessera_frame_set_plane(target, 2, picture.v, Int32(picture.chromaStride))
         target.pointee.pts = pts
+        // A new output joined: give it a keyframe now instead of at the end of the GOP.
+        target.pointee.pict_type = forceKeyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         target.pointee.colorspace = AVCOL_SPC_BT709
         target.pointee.color_range = AVCOL_RANGE_MPEG
         target.pointee.color_primaries = AVCOL_PRI_BT709

@@ -12,9 +12,9 @@ final class Muxer {
     private var trailerWritten = false
     let interrupt: InterruptFlag
 
-    /// Creates the container, its streams (copied from `encoders`) and opens `url` for writing.
+    /// Creates the container, its streams (from the encoders' `streams`) and opens `url` for writing.
     /// `protocols` is FFmpeg's whitelist for this open.
-    init(url: String, formatName: String, encoders: [Encoder], startOffsetMicroseconds: Int64 = 0,
+    init(url: String, formatName: String, streams: [StreamDescription], startOffsetMicroseconds: Int64 = 0,
          options: [String: String] = [:], protocols: String, interrupt: InterruptFlag,
          openTimeoutSeconds: Double? = 10) throws {
         self.interrupt = interrupt
@@ -23,15 +23,15 @@ final class Muxer {
         try FFmpeg.check(avformat_alloc_output_context2(&allocated, nil, formatName, url), "cannot create a \(formatName) output")
         guard let context = allocated else { throw MediaError("cannot create a \(formatName) output") }
         self.context = context
-        sourceTimeBases = encoders.map(\.timeBase)
+        sourceTimeBases = streams.map(\.timeBase)
         context.pointee.interrupt_callback = interrupt.callback
-        for encoder in encoders {
+        for description in streams {
             guard let stream = avformat_new_stream(context, nil) else { throw MediaError("out of memory") }
-            try FFmpeg.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "stream parameters")
-            stream.pointee.time_base = encoder.timeBase
-            if encoder.mediaType == AVMEDIA_TYPE_VIDEO {
-                stream.pointee.avg_frame_rate = encoder.context.pointee.framerate
-                stream.pointee.r_frame_rate = encoder.context.pointee.framerate
+            try FFmpeg.check(avcodec_parameters_copy(stream.pointee.codecpar, description.parameters), "stream parameters")
+            stream.pointee.time_base = description.timeBase
+            if description.isVideo, description.frameRate.num > 0 {
+                stream.pointee.avg_frame_rate = description.frameRate
+                stream.pointee.r_frame_rate = description.frameRate
             }
         }
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {

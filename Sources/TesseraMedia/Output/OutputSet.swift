@@ -7,7 +7,16 @@ public final class OutputSet {
     private enum Destination {
         case muxer(Muxer)
         case raw(Y4MWriter)
+        /// Live: an output on its own thread with its own queue and reconnects.
+        case publisher(Publisher)
     }
+
+    /// Live outputs run on threads of their own and reconnect; offline ones are written in step
+    /// with the encoder, so a slow disk slows the run instead of losing packets.
+    private let live: Bool
+    private let giveUpSeconds: Double
+    private let videoSettings: VideoSettings?
+    private var forceKeyframe = false
 
     private let video: Encoder?
     private let audio: Encoder
@@ -18,19 +27,26 @@ public final class OutputSet {
     /// video frame), so every output moves all streams by that much: picture and sound keep
     /// their alignment and no timestamp is negative.
     private let startOffsetMicroseconds: Int64
+    /// The encoders' streams as every container declares them (video first, when there is video).
+    private let streams: [StreamDescription]
     /// Samples per audio frame the encoder takes (1024 for AAC).
     public var audioFrameSize: Int { audio.frameSize }
 
     /// Opens the encoders and every output. On failure, closes and removes whatever it had
     /// opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
-                interrupt: InterruptFlag) throws {
+                interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60) throws {
         self.interrupt = interrupt
+        self.live = live
+        self.giveUpSeconds = giveUpSeconds
+        self.videoSettings = videoSettings
         let formats = outputs.compactMap(Self.formatName)
-        let globalHeader = formats.contains(where: Muxer.needsGlobalHeader(formatName:))
+        // Live outputs may be added later, RTMP (FLV) among them: codec headers out of band always.
+        let globalHeader = live || formats.contains(where: Muxer.needsGlobalHeader(formatName:))
         video = try videoSettings.map { try Encoder.video($0, globalHeader: globalHeader) }
         audio = try Encoder.audio(audioSettings, globalHeader: globalHeader)
         startOffsetMicroseconds = Int64(audio.context.pointee.initial_padding) * 1_000_000 / Int64(audioSettings.sampleRate)
+        streams = try [video, audio].compactMap { $0 }.map(StreamDescription.init(encoder:))
         do {
             for output in outputs {
                 try open(output, videoSettings: videoSettings)
@@ -42,7 +58,15 @@ public final class OutputSet {
     }
 
     private func open(_ output: ResolvedOutput, videoSettings: VideoSettings?) throws {
-        let encoders = [video, audio].compactMap { $0 }
+        let encoders = streams
+        if live, !Self.isRaw(output) {
+            let publisher = Publisher(output: output, streams: streams, startOffsetMicroseconds: startOffsetMicroseconds,
+                                      giveUpSeconds: giveUpSeconds)
+            publisher.start()
+            destinations.append((output, .publisher(publisher)))
+            forceKeyframe = true
+            return
+        }
         do {
             switch output.kind {
             case .file(let path, .y4m):
@@ -53,24 +77,60 @@ public final class OutputSet {
                 destinations.append((output, .raw(writer)))
             case .file(let path, let container):
                 try Self.createParentDirectory(of: path)
-                let muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", encoders: encoders,
+                let muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", streams: encoders,
                                       startOffsetMicroseconds: container == .mp4 ? 0 : startOffsetMicroseconds,
                                       options: Self.muxerOptions(container, hasVideo: video != nil),
                                       protocols: "file", interrupt: interrupt)
                 destinations.append((output, .muxer(muxer)))
             case .rtmp:
-                let muxer = try Muxer(url: output.url, formatName: "flv", encoders: encoders,
+                let muxer = try Muxer(url: output.url, formatName: "flv", streams: encoders,
                                       startOffsetMicroseconds: startOffsetMicroseconds,
                                       protocols: "rtmp,rtmps,tcp,tls", interrupt: interrupt)
                 destinations.append((output, .muxer(muxer)))
             case .srt:
-                let muxer = try Muxer(url: output.url, formatName: "mpegts", encoders: encoders,
+                let muxer = try Muxer(url: output.url, formatName: "mpegts", streams: encoders,
                                       startOffsetMicroseconds: startOffsetMicroseconds,
                                       protocols: "srt,udp", interrupt: interrupt)
                 destinations.append((output, .muxer(muxer)))
             }
         } catch {
             throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
+        }
+    }
+
+    private static func isRaw(_ output: ResolvedOutput) -> Bool {
+        if case .file(_, .y4m) = output.kind { return true }
+        return false
+    }
+
+    /// Live: makes the outputs exactly `outputs`, matched by URL. Those that stay are untouched
+    /// (no reconnect); new ones start at a keyframe forced on the next frame; removed ones close.
+    public func setOutputs(_ outputs: [ResolvedOutput]) throws {
+        let wanted = Set(outputs.map(\.url))
+        var kept: [(output: ResolvedOutput, destination: Destination)] = []
+        for entry in destinations {
+            if wanted.contains(entry.output.url) {
+                kept.append(entry)
+                continue
+            }
+            switch entry.destination {
+            case .publisher(let publisher): publisher.finish(timeoutSeconds: 2)
+            case .muxer(let muxer): try? muxer.finish()
+            case .raw(let writer): try? writer.finish()
+            }
+        }
+        destinations = kept
+        let present = Set(kept.map(\.output.url))
+        for output in outputs where !present.contains(output.url) {
+            try open(output, videoSettings: videoSettings)
+        }
+    }
+
+    /// Each output's URL (as given) and live state; offline outputs report `live`.
+    public var outputStates: [(output: ResolvedOutput, snapshot: Publisher.Snapshot)] {
+        destinations.map { entry in
+            if case .publisher(let publisher) = entry.destination { return (entry.output, publisher.snapshot) }
+            return (entry.output, Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0, droppedPackets: 0, lastError: nil))
         }
     }
 
@@ -91,7 +151,7 @@ public final class OutputSet {
 
     /// Fragmented MP4 so that a crash leaves a playable file up to the last fragment. Audio-only
     /// files cut a fragment each second (every AAC frame is a keyframe).
-    private static func muxerOptions(_ container: Container, hasVideo: Bool) -> [String: String] {
+    static func muxerOptions(_ container: Container, hasVideo: Bool) -> [String: String] {
         switch container {
         case .mp4:
             return hasVideo
@@ -106,7 +166,11 @@ public final class OutputSet {
     public func writeVideo(_ picture: YUVImage, frameIndex: Int64) throws {
         for case (_, .raw(let writer)) in destinations { try writer.write(picture) }
         guard let video else { return }
-        try video.encode(picture: picture, pts: frameIndex) { packet in try distribute(packet, streamIndex: 0) }
+        let keyframe = forceKeyframe
+        forceKeyframe = false
+        try video.encode(picture: picture, pts: frameIndex, forceKeyframe: keyframe) { packet in
+            try distribute(packet, streamIndex: 0)
+        }
     }
 
     /// Encodes one audio frame (`audioFrameSize` samples) starting at output sample `position`.
@@ -126,6 +190,7 @@ public final class OutputSet {
                 switch destination {
                 case .muxer(let muxer): try muxer.finish()
                 case .raw(let writer): try writer.finish()
+                case .publisher(let publisher): publisher.finish()
                 }
             } catch {
                 throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
@@ -140,12 +205,17 @@ public final class OutputSet {
             if case .file(let path, _) = entry.output.kind { return path }
             return nil
         }
+        for case (_, .publisher(let publisher)) in destinations { publisher.cancel() }
         destinations.removeAll()
         for path in files { try? FileManager.default.removeItem(atPath: path) }
     }
 
     private func distribute(_ packet: Packet, streamIndex: Int) throws {
         for (output, destination) in destinations {
+            if case .publisher(let publisher) = destination {
+                publisher.send(packet, streamIndex: streamIndex)
+                continue
+            }
             guard case .muxer(let muxer) = destination else { continue }
             do {
                 try muxer.write(packet, streamIndex: streamIndex)

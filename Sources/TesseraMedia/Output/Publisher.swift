@@ -1,0 +1,239 @@
+import CFFmpeg
+import Foundation
+import TesseraCore
+
+/// One live output on a thread of its own: a bounded queue of encoded packets in, a container
+/// out. A slow or dead destination never holds up the encoder or the other outputs: when the
+/// queue overflows the publisher drops to the next keyframe, and when a network connection
+/// fails it reconnects with back-off (first retry within a second, then doubling to a cap),
+/// resuming at the next keyframe, until it gives up after `giveUpSeconds` and reports `failed`.
+///
+/// Threads: `send`, `finish`, `cancel` and `snapshot` are called from the pipeline's thread; the
+/// publisher's own thread does all FFmpeg work on its muxer. Shared state is guarded by `condition`.
+public final class Publisher: @unchecked Sendable {
+    public enum State: String, Sendable { case connecting, live, reconnecting, failed, finished }
+
+    public struct Snapshot: Sendable {
+        public var state: State
+        public var bytes: Int64
+        public var reconnects: Int64
+        public var droppedPackets: Int64
+        public var lastError: String?
+    }
+
+    /// A packet handed to the publisher's thread (its own reference to the data).
+    private final class QueuedPacket: @unchecked Sendable {
+        let packet: Packet
+        let streamIndex: Int
+        let isVideoKeyframe: Bool
+        init(_ packet: Packet, streamIndex: Int, isVideoKeyframe: Bool) {
+            self.packet = packet; self.streamIndex = streamIndex; self.isVideoKeyframe = isVideoKeyframe
+        }
+    }
+
+    public let output: ResolvedOutput
+    private let streams: [StreamDescription]
+    private let hasVideo: Bool
+    private let startOffsetMicroseconds: Int64
+    private let giveUpSeconds: Double
+    private let capacity: Int
+    private let condition = NSCondition()
+    private var queue: [QueuedPacket] = []
+    private var finishing = false
+    private var cancelled = false
+    private var waitingForKeyframe = true
+    private var state: State = .connecting
+    private var bytes: Int64 = 0
+    private var reconnects: Int64 = 0
+    private var dropped: Int64 = 0
+    private var lastError: String?
+    private let interrupt = InterruptFlag()
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(output: ResolvedOutput, streams: [StreamDescription], startOffsetMicroseconds: Int64,
+                giveUpSeconds: Double = 60, capacity: Int = 300) {
+        self.output = output
+        self.streams = streams
+        hasVideo = streams.contains(where: \.isVideo)
+        self.startOffsetMicroseconds = startOffsetMicroseconds
+        self.giveUpSeconds = giveUpSeconds
+        self.capacity = capacity
+        waitingForKeyframe = hasVideo
+    }
+
+    public func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.name = "tessera-output"
+        self.thread = thread
+        thread.start()
+    }
+
+    // MARK: Pipeline side
+
+    /// Queues a packet of stream `streamIndex` (never blocks). Before the first keyframe after a
+    /// (re)connect or an overflow, video and audio are skipped so the stream starts decodable.
+    func send(_ packet: Packet, streamIndex: Int) {
+        let isKeyframe = streams[streamIndex].isVideo && packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
+        condition.lock()
+        defer { condition.unlock() }
+        guard !finishing, !cancelled, state != .failed else { return }
+        if queue.count >= capacity {
+            // The destination cannot keep up: start again from the next keyframe.
+            dropped += Int64(queue.count)
+            queue.removeAll()
+            waitingForKeyframe = hasVideo
+        }
+        queue.append(QueuedPacket(packet.clone(), streamIndex: streamIndex, isVideoKeyframe: isKeyframe))
+        condition.signal()
+    }
+
+    /// Writes what is queued, then the trailer, and ends the thread; waits at most `seconds`.
+    public func finish(timeoutSeconds seconds: Double = 10) {
+        condition.lock()
+        finishing = true
+        condition.broadcast()
+        condition.unlock()
+        if done.wait(timeout: .now() + seconds) == .timedOut {
+            cancel()
+            _ = done.wait(timeout: .now() + 2)
+        }
+    }
+
+    /// Stops at once (removal by an update): the connection is closed without waiting.
+    public func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+        interrupt.cancel()
+    }
+
+    public var snapshot: Snapshot {
+        condition.withLock { Snapshot(state: state, bytes: bytes, reconnects: reconnects, droppedPackets: dropped, lastError: lastError) }
+    }
+
+    // MARK: Publisher thread
+
+    private var isNetwork: Bool {
+        if case .file = output.kind { return false }
+        return true
+    }
+
+    private func run() {
+        var failingSince: Date?
+        var backoff = 0.5
+        while true {
+            guard let muxer = connect() else {
+                // Files do not come back by waiting; network destinations may.
+                let now = Date()
+                let since = failingSince ?? now
+                failingSince = since
+                if !isNetwork || now.timeIntervalSince(since) >= giveUpSeconds {
+                    setState(.failed)
+                    return
+                }
+                setState(.reconnecting)
+                if sleepInterruptibly(backoff) { return }
+                backoff = min(backoff * 2, 8)
+                continue
+            }
+            failingSince = nil
+            backoff = 0.5
+            setState(.live)
+            let outcome = pump(muxer)
+            switch outcome {
+            case .finished:
+                do { try muxer.finish() } catch { record(error) }
+                setState(.finished)
+                return
+            case .cancelled:
+                return
+            case .failed(let error):
+                record(error)
+                guard isNetwork else { setState(.failed); return }
+                condition.withLock {
+                    reconnects += 1
+                    state = .reconnecting
+                    queue.removeAll()
+                    waitingForKeyframe = hasVideo
+                }
+                failingSince = Date()
+                if sleepInterruptibly(backoff) { return }
+            }
+        }
+    }
+
+    private enum PumpOutcome { case finished, cancelled, failed(Error) }
+
+    private func pump(_ muxer: Muxer) -> PumpOutcome {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !finishing && !cancelled { condition.wait() }
+            if cancelled { condition.unlock(); return .cancelled }
+            if queue.isEmpty && finishing { condition.unlock(); return .finished }
+            let next = queue.removeFirst()
+            if waitingForKeyframe {
+                if next.isVideoKeyframe { waitingForKeyframe = false } else { condition.unlock(); continue }
+            }
+            condition.unlock()
+            do {
+                let size = Int64(next.packet.pointer.pointee.size)
+                // A peer that stops reading must not hold this thread: give each write a deadline.
+                interrupt.setDeadline(secondsFromNow: 10)
+                defer { interrupt.setDeadline(secondsFromNow: nil) }
+                try muxer.write(next.packet, streamIndex: next.streamIndex)
+                condition.withLock { bytes += size }
+            } catch {
+                return .failed(error)
+            }
+        }
+    }
+
+    private func connect() -> Muxer? {
+        do {
+            let muxer: Muxer
+            switch output.kind {
+            case .rtmp:
+                muxer = try Muxer(url: output.url, formatName: "flv", streams: streams,
+                                  startOffsetMicroseconds: startOffsetMicroseconds,
+                                  options: ["flvflags": "no_duration_filesize"],
+                                  protocols: "rtmp,rtmps,tcp,tls", interrupt: interrupt, openTimeoutSeconds: 5)
+            case .srt:
+                muxer = try Muxer(url: output.url, formatName: "mpegts", streams: streams,
+                                  startOffsetMicroseconds: startOffsetMicroseconds,
+                                  protocols: "srt,udp", interrupt: interrupt, openTimeoutSeconds: 5)
+            case .file(let path, let container):
+                let folder = (path as NSString).deletingLastPathComponent
+                if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+                muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", streams: streams,
+                                  startOffsetMicroseconds: container == .mp4 ? 0 : startOffsetMicroseconds,
+                                  options: OutputSet.muxerOptions(container, hasVideo: hasVideo),
+                                  protocols: "file", interrupt: interrupt)
+            }
+            return muxer
+        } catch {
+            record(error)
+            return nil
+        }
+    }
+
+    private func setState(_ new: State) { condition.withLock { state = new } }
+
+    private func record(_ error: Error) {
+        let text = "\(error)".replacingOccurrences(of: output.url, with: URLRedaction.redact(output.url))
+        condition.withLock { lastError = text }
+    }
+
+    /// Sleeps unless cancelled or finishing; true when the thread should end.
+    private func sleepInterruptibly(_ seconds: Double) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(seconds)
+        while !cancelled && !finishing && Date() < deadline { _ = condition.wait(until: deadline) }
+        return cancelled || finishing
+    }
+}
