@@ -9,6 +9,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -22,14 +27,33 @@ let package = Package(
         ),
         .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "TesseraCore"]),
         .target(name: "TesseraEngine", dependencies: ["TesseraMedia", "TesseraCore"]),
+        .target(
+            name: "TesseraServer",
+            dependencies: [
+                "TesseraEngine", "TesseraCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraEngine", "TesseraMedia", "TesseraCore",
+                "TesseraEngine", "TesseraMedia", "TesseraCore", "TesseraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(
+            name: "TesseraServerTests",
+            dependencies: [
+                "TesseraServer", "TesseraEngine",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

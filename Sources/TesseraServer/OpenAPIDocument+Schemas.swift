@@ -1,0 +1,458 @@
+extension OpenAPIDocument {
+    /// The task document of SPEC §1, the update, the status document of SPEC §3, the error body.
+    static let schemas = #"""
+components:
+  securitySchemes:
+    bearerAuth:
+      type: http
+      scheme: bearer
+      description: Required on every route but /healthz when the server has a token (--api-token).
+  schemas:
+    TaskDocument:
+      type: object
+      description: A task (SPEC 1). Unknown fields are refused with their path.
+      additionalProperties: false
+      required: [inputs, outputs]
+      properties:
+        taskId:
+          type: string
+          description: Unique among live tasks; generated when absent.
+          pattern: '^[A-Za-z0-9._-]{1,128}$'
+        mode:
+          type: string
+          enum: [mix, relay]
+          default: mix
+          description: >-
+            mix decodes, composites, mixes and encodes; relay pushes exactly one input to the
+            outputs without re-encoding its video (no layout).
+        pace:
+          type: string
+          enum: [realtime, asap]
+          default: realtime
+        maxDurationSeconds:
+          type: number
+          minimum: 0
+          exclusiveMinimum: true
+          description: The task ends there.
+        idleTimeoutSeconds:
+          type: number
+          minimum: 0
+          exclusiveMinimum: true
+          default: 30
+          description: A live task with no live input for this long stops by itself.
+        callbackUrl:
+          type: string
+          format: uri
+          description: An http or https URL that receives a signed JSON POST on every state change.
+        inputs:
+          type: array
+          minItems: 1
+          maxItems: 32
+          items:
+            $ref: '#/components/schemas/Input'
+        encoder:
+          $ref: '#/components/schemas/Encoder'
+        layout:
+          $ref: '#/components/schemas/Layout'
+        audio:
+          $ref: '#/components/schemas/AudioMix'
+        outputs:
+          type: array
+          minItems: 1
+          maxItems: 10
+          items:
+            $ref: '#/components/schemas/Output'
+    TaskUpdate:
+      type: object
+      description: >-
+        The fields to change; each one present replaces that field whole. encoder and mode cannot
+        change, nor can a task switch between audio-only and audio-video.
+      additionalProperties: false
+      properties:
+        layout:
+          $ref: '#/components/schemas/Layout'
+        audio:
+          $ref: '#/components/schemas/AudioMix'
+        inputs:
+          type: array
+          minItems: 1
+          maxItems: 32
+          items:
+            $ref: '#/components/schemas/Input'
+        outputs:
+          type: array
+          minItems: 1
+          maxItems: 10
+          items:
+            $ref: '#/components/schemas/Output'
+        sequence:
+          type: integer
+          format: int64
+          description: Must be greater than the last applied sequence (409 StaleSequence otherwise).
+    Input:
+      type: object
+      additionalProperties: false
+      required: [id]
+      description: Exactly one of url or rtp.
+      oneOf:
+        - required: [url]
+        - required: [rtp]
+      properties:
+        id:
+          type: string
+          minLength: 1
+          description: Unique within the task.
+        url:
+          type: string
+          minLength: 1
+          description: 'A file path under the media root, file:, rtmp:, rtmps:, http:, https: or srt:.'
+        rtp:
+          $ref: '#/components/schemas/RTPInput'
+        loop:
+          type: boolean
+          default: false
+          description: Repeats a file input.
+        startAtMs:
+          type: integer
+          minimum: 0
+          maximum: 604800000
+          default: 0
+          description: Where the input starts on the output timeline.
+    RTPInput:
+      type: object
+      additionalProperties: false
+      description: Exactly one of sdp or allocate.
+      oneOf:
+        - required: [sdp]
+        - required: [allocate]
+      properties:
+        sdp:
+          type: string
+          minLength: 1
+          description: The SDP an SFU's RTP forwarder or ffmpeg -f rtp gives; its ports are bound.
+        allocate:
+          type: object
+          additionalProperties: false
+          description: Let the service choose the ports; the status reports them with the SDP to send to.
+          minProperties: 1
+          properties:
+            video:
+              type: string
+              enum: [H264, VP8]
+            audio:
+              type: string
+              enum: [opus, aac, pcmu, pcma]
+    Encoder:
+      type: object
+      additionalProperties: false
+      properties:
+        video:
+          $ref: '#/components/schemas/VideoEncoder'
+        audio:
+          $ref: '#/components/schemas/AudioEncoder'
+    VideoEncoder:
+      type: object
+      description: Omit for an audio-only task.
+      additionalProperties: false
+      required: [width, height]
+      properties:
+        width:
+          type: integer
+          minimum: 16
+          maximum: 3840
+          multipleOf: 2
+        height:
+          type: integer
+          minimum: 16
+          maximum: 2160
+          multipleOf: 2
+        fps:
+          type: integer
+          minimum: 1
+          maximum: 60
+          default: 30
+        bitrateKbps:
+          type: integer
+          minimum: 50
+          maximum: 50000
+          default: 2000
+        gopSeconds:
+          type: number
+          minimum: 0
+          exclusiveMinimum: true
+          maximum: 20
+          default: 2
+        codec:
+          type: string
+          enum: [h264]
+          default: h264
+        preset:
+          type: string
+          enum: [ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo]
+          default: veryfast
+    AudioEncoder:
+      type: object
+      additionalProperties: false
+      properties:
+        sampleRate:
+          type: integer
+          enum: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+          default: 48000
+        channels:
+          type: integer
+          enum: [1, 2]
+          default: 2
+        bitrateKbps:
+          type: integer
+          minimum: 16
+          maximum: 512
+          default: 128
+        codec:
+          type: string
+          enum: [aac]
+          default: aac
+    Layout:
+      type: object
+      additionalProperties: false
+      properties:
+        backgroundColor:
+          $ref: '#/components/schemas/Color'
+        backgroundImage:
+          type: string
+          minLength: 1
+          description: A PNG or JPEG under the media root, scaled to the canvas.
+        template:
+          type: string
+          enum: [grid, float, screen-share, pk]
+          description: Filled with the inputs in order; explicit regions win.
+        regions:
+          type: array
+          maxItems: 64
+          items:
+            $ref: '#/components/schemas/Region'
+    Region:
+      type: object
+      additionalProperties: false
+      required: [x, y, width, height]
+      description: >-
+        Exactly one of input or image. Geometry in canvas pixels, or in fractions of the canvas
+        with units relative; positions and sizes snap down to even pixels, and what falls outside
+        the canvas is clipped.
+      oneOf:
+        - required: [input]
+        - required: [image]
+      properties:
+        input:
+          type: string
+          minLength: 1
+          description: An input id.
+        image:
+          type: string
+          minLength: 1
+          description: A PNG or JPEG under the media root; its alpha channel is respected.
+        units:
+          type: string
+          enum: [pixels, relative]
+          default: pixels
+        x:
+          type: number
+        y:
+          type: number
+        width:
+          type: number
+          minimum: 0
+          exclusiveMinimum: true
+        height:
+          type: number
+          minimum: 0
+          exclusiveMinimum: true
+        zOrder:
+          type: integer
+          default: 0
+          description: Higher draws on top; ties in array order.
+        alpha:
+          type: number
+          minimum: 0
+          maximum: 1
+          default: 1
+        renderMode:
+          type: string
+          enum: [crop, fit, stretch]
+          default: crop
+        backgroundColor:
+          $ref: '#/components/schemas/Color'
+        placeholderImage:
+          type: string
+          minLength: 1
+          description: Drawn while the input has no video.
+    AudioMix:
+      type: object
+      additionalProperties: false
+      properties:
+        inputs:
+          type: array
+          description: The input ids mixed; all inputs that have audio when absent.
+          items:
+            type: string
+        volumes:
+          type: object
+          description: Percent per input id.
+          additionalProperties:
+            type: number
+            minimum: 0
+            maximum: 200
+    Output:
+      type: object
+      additionalProperties: false
+      required: [url]
+      properties:
+        url:
+          type: string
+          minLength: 1
+          description: 'rtmp:, rtmps:, srt:, or a file path (.mp4, .flv, .mkv, .ts) under the output directory.'
+    Color:
+      type: string
+      pattern: '^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$'
+      description: '#RRGGBB or #RRGGBBAA'
+    TaskList:
+      type: object
+      required: [tasks]
+      properties:
+        tasks:
+          type: array
+          items:
+            $ref: '#/components/schemas/TaskStatus'
+    TaskStatus:
+      type: object
+      required: [taskId, state, startedAt, uptimeSeconds, frames, fps, bitrateKbps, lateFrames, inputs, outputs]
+      properties:
+        taskId:
+          type: string
+        state:
+          type: string
+          enum: [starting, running, stopping, stopped, failed]
+        reason:
+          type: string
+          description: Why the task failed or stopped.
+        startedAt:
+          type: string
+          format: date-time
+        uptimeSeconds:
+          type: number
+          minimum: 0
+        frames:
+          type: integer
+          format: int64
+          minimum: 0
+          description: Output frames encoded (audio frames for an audio-only task).
+        fps:
+          type: number
+          minimum: 0
+        bitrateKbps:
+          type: number
+          minimum: 0
+        lateFrames:
+          type: integer
+          format: int64
+          minimum: 0
+          description: Output frames that left after their wall-clock time.
+        sequence:
+          type: integer
+          format: int64
+          description: The last applied update sequence.
+        inputs:
+          type: array
+          items:
+            $ref: '#/components/schemas/InputStatus'
+        outputs:
+          type: array
+          items:
+            $ref: '#/components/schemas/OutputStatus'
+    InputStatus:
+      type: object
+      required: [id, state, frames, drops]
+      properties:
+        id:
+          type: string
+        state:
+          type: string
+          enum: [waiting, live, ended, failed]
+        frames:
+          type: integer
+          format: int64
+          minimum: 0
+        drops:
+          type: integer
+          format: int64
+          minimum: 0
+        lastError:
+          type: string
+        rtp:
+          type: object
+          required: [sdp]
+          description: The ports the service allocated and the SDP to send to.
+          properties:
+            videoPort:
+              type: integer
+              minimum: 1
+              maximum: 65535
+            audioPort:
+              type: integer
+              minimum: 1
+              maximum: 65535
+            sdp:
+              type: string
+    OutputStatus:
+      type: object
+      required: [url, state, bytes, reconnects]
+      properties:
+        url:
+          type: string
+          description: Redacted, stream key and query hidden.
+        state:
+          type: string
+          enum: [connecting, live, reconnecting, failed]
+        bytes:
+          type: integer
+          format: int64
+          minimum: 0
+        reconnects:
+          type: integer
+          format: int64
+          minimum: 0
+        lastError:
+          type: string
+    Error:
+      type: object
+      required: [error]
+      properties:
+        error:
+          type: object
+          required: [code, message]
+          properties:
+            code:
+              type: string
+              description: >-
+                InvalidTask, InvalidUpdate, BadRequest (400), Unauthorized (401), NotFound,
+                TaskNotFound (404), MethodNotAllowed (405), TaskExists, InvalidState,
+                StaleSequence (409), PayloadTooLarge (413), TooManyTasks (429), InternalError
+                (500), ShuttingDown (503).
+            message:
+              type: string
+            path:
+              type: string
+              description: The field at fault, as layout.regions[2].width.
+            issues:
+              type: array
+              description: Every problem found, when there were several.
+              items:
+                type: object
+                required: [path, message]
+                properties:
+                  path:
+                    type: string
+                  message:
+                    type: string
+
+"""#
+}

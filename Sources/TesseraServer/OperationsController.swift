@@ -1,0 +1,36 @@
+import Hummingbird
+import TesseraEngine
+
+/// The routes around the tasks: liveness, Prometheus metrics, the OpenAPI document.
+struct OperationsController<Context: RequestContext>: Sendable {
+    let service: any TaskService
+    let metrics: TesseraMetrics
+    let taskMetrics: TaskMetricsCollector
+
+    var routes: [APIRoute<Context>] {
+        [
+            APIRoute(.get, "/healthz", requiresAuth: false, healthz),
+            APIRoute(.get, "/metrics", metricsText),
+            APIRoute(.get, "/openapi.yaml", openAPI),
+        ]
+    }
+
+    struct Health: Encodable {
+        var status = "ok"
+    }
+
+    /// Answers as long as the HTTP server runs: it asks the registry nothing, so a busy registry
+    /// never makes the service look dead.
+    @Sendable func healthz(_ request: Request, context: Context) async throws -> Response {
+        try Responses.json(Health())
+    }
+
+    @Sendable func metricsText(_ request: Request, context: Context) async throws -> Response {
+        await taskMetrics.collect(service.list())
+        return Responses.bytes(metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {
+        Responses.bytes(Array(OpenAPIDocument.yaml.utf8), contentType: "application/yaml; charset=utf-8")
+    }
+}

@@ -1,0 +1,25 @@
+/// What the HTTP layer needs to know, resolved once at the edge (`tessera serve` reads flags and
+/// environment into it); the routes trust it as given.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// Address to bind, `127.0.0.1` by default (`0.0.0.0` in a container).
+    public var host: String
+    public var port: Int
+    /// When set, every route but `/healthz` needs `Authorization: Bearer <token>`.
+    public var apiToken: String?
+    /// Largest request body accepted; a larger one is refused with 413 before it is read.
+    public var maxBodyBytes: Int
+    /// How long a graceful shutdown (SIGTERM / SIGINT) gives running tasks to end properly.
+    public var shutdownSeconds: Double
+
+    public static let defaultMaxBodyBytes = 1 << 20
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, apiToken: String? = nil,
+                maxBodyBytes: Int = ServerConfiguration.defaultMaxBodyBytes, shutdownSeconds: Double = 10) {
+        self.host = host
+        self.port = port
+        // An empty token would make every `Bearer ` header pass: treat it as no token.
+        self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
+        self.maxBodyBytes = maxBodyBytes
+        self.shutdownSeconds = shutdownSeconds
+    }
+}

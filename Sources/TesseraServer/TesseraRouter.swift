@@ -1,0 +1,36 @@
+import Hummingbird
+import TesseraEngine
+
+/// The request context of every route.
+public typealias TesseraRequestContext = BasicRequestContext
+
+/// The whole HTTP API of SPEC §3 on one Hummingbird router, and the table of its routes.
+///
+/// Middleware order, outermost first: observation (log line with `task_id`, request metrics),
+/// errors (every failure → the SPEC error body), bearer auth (when a token is configured).
+/// Middleware goes on before the routes: Hummingbird wraps only routes added after it.
+public struct TesseraRouter {
+    public let router: Router<TesseraRequestContext>
+    /// Every route, in the order the controllers list them.
+    public let routes: RouteTable
+
+    public init(service: any TaskService, configuration: ServerConfiguration, metrics: TesseraMetrics) {
+        let tasks = TasksController<TesseraRequestContext>(service: service, maxBodyBytes: configuration.maxBodyBytes)
+        let operations = OperationsController<TesseraRequestContext>(
+            service: service, metrics: metrics, taskMetrics: TaskMetricsCollector(registry: metrics.registry))
+        let all = tasks.routes + operations.routes
+        let table = RouteTable(all.map(\.signature))
+
+        let router = Router(context: TesseraRequestContext.self)
+        router.add(middleware: RequestObservationMiddleware(metrics: metrics))
+        router.add(middleware: ErrorMiddleware(routes: table))
+        if let token = configuration.apiToken {
+            router.add(middleware: BearerAuthMiddleware(token: token, routes: table))
+        }
+        for route in all {
+            router.on(RouterPath(route.path), method: route.method, use: route.handler)
+        }
+        self.router = router
+        self.routes = table
+    }
+}
