@@ -24,9 +24,18 @@ final class InputChannel: @unchecked Sendable {
     /// Last instant (µs, output timeline) covered by media seen so far: for the end of the task.
     private var endMicroseconds: Int64 = 0
 
-    init(audio: InputAudioBuffer, capacity: Int = 6) {
+    /// `realtime`: the input never waits for the output; a full queue drops its oldest picture.
+    private let realtime: Bool
+    /// Task-clock time (µs) of the last picture or audio received: a live input silent for longer
+    /// than its silence timeout falls back to its placeholder.
+    private var lastMediaClockMicroseconds: Int64?
+    private var receivedPictures: Int64 = 0
+    private var droppedPictures: Int64 = 0
+
+    init(audio: InputAudioBuffer, capacity: Int = 6, realtime: Bool = false) {
         self.audio = audio
-        self.capacity = capacity
+        self.realtime = realtime
+        self.capacity = realtime ? max(capacity, 45) : capacity
     }
 
     // MARK: Input side
@@ -36,9 +45,17 @@ final class InputChannel: @unchecked Sendable {
     func push(_ frame: DecodedVideoFrame) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while queue.count >= capacity && !cancelled && !outputStarvesForAudio { condition.wait() }
+        if realtime {
+            if queue.count >= capacity {
+                queue.removeFirst()
+                droppedPictures += 1
+            }
+        } else {
+            while queue.count >= capacity && !cancelled && !outputStarvesForAudio { condition.wait() }
+        }
         if cancelled { return false }
         queue.append(frame)
+        receivedPictures += 1
         endMicroseconds = max(endMicroseconds, frame.endMicroseconds)
         condition.broadcast()
         return true
@@ -51,6 +68,12 @@ final class InputChannel: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
+
+    /// Marks that media arrived now (task clock), for live / silent decisions.
+    func noteMedia(atClockMicroseconds now: Int64) { condition.withLock { lastMediaClockMicroseconds = now } }
+
+    /// A live input (re)connected: its streams are open again.
+    func reopen() { update { $0.videoEnded = false; $0.audioEnded = false; $0.failure = nil } }
 
     func finishVideo() { update { $0.videoEnded = true } }
     func finishAudio() { update { $0.audioEnded = true } }
@@ -120,6 +143,16 @@ final class InputChannel: @unchecked Sendable {
             condition.wait()
         }
     }
+
+    /// Whether media arrived within `timeout` of `now` (task clock, µs).
+    func isReceiving(now: Int64, timeout: Int64) -> Bool {
+        condition.withLock { lastMediaClockMicroseconds.map { now - $0 <= timeout } ?? false }
+    }
+
+    /// Forgets the picture on show (a live input went silent: its region shows the placeholder).
+    func dropCurrentPicture() { condition.withLock { current = nil } }
+
+    var counters: (pictures: Int64, dropped: Int64) { condition.withLock { (receivedPictures, droppedPictures) } }
 
     // MARK: Private
 

@@ -2,44 +2,62 @@ import Foundation
 import TesseraCore
 import TesseraMedia
 
-/// Runs one input on a thread of its own: reads its `MediaSource` and hands pictures and audio to
-/// its `InputChannel`, placing them on the output timeline at the input's `startAtMs`.
+/// Runs one input on a thread of its own: reads its media and hands pictures and audio to its
+/// `InputChannel`, placed on the output timeline.
 ///
-/// Threads: created on the pipeline's thread, then used only by its own thread until `join`.
+/// Offline the input is opened before the task starts (so a bad input fails it by name) and its
+/// own time zero sits at `startAtMs`. Live (pace `realtime`) it is opened on its own thread; each
+/// time media starts flowing (first connection or a reconnect) its time zero is placed `latency`
+/// ahead of the task clock, and reading is paced so it never runs further ahead than that — a
+/// file plays at its native speed, a pull URL as it arrives. A live network input that drops or
+/// fails to open is retried with back-off while it shows as `waiting`.
+///
+/// Threads: configured on the pipeline's thread, then used by its own thread until `join`;
+/// `status` is read from any thread under `lock`.
 final class InputWorker: MediaSink, @unchecked Sendable {
-    let index: Int
     let input: ResolvedInput
     let channel: InputChannel
-    private let reader: MediaReader
+    private let interrupt = InterruptFlag()
     private let layout: LayoutState
-    private let sampleRate: Int
-    private let startAtSamples: Int64
+    private let audioSettings: AudioSettings
+    private let clock: TaskClock?
+    private let open: () throws -> MediaSource
+    private var initialSource: MediaSource?
+    private var reader: MediaReader?
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
+    /// Where the current connection's time zero lies on the output timeline (µs).
+    private var offsetMicroseconds: Int64
+    private var needsPlacement: Bool
+    private let lock = NSLock()
+    private var state: InputStatus.State = .waiting
+    private var lastError: String?
+    private var decodeErrors = 0
 
-    init(index: Int, input: ResolvedInput, source: MediaSource, channel: InputChannel, layout: LayoutState,
-         audio: AudioSettings) {
-        self.index = index
+    /// How far ahead of the output a live input is read: room for network jitter.
+    static let liveLatencyMicroseconds: Int64 = 300_000
+
+    /// Offline: `source` is already open. Live: pass nil and the worker opens it with `open`.
+    init(input: ResolvedInput, source: MediaSource?, open: @escaping (InterruptFlag) throws -> MediaSource,
+         channel: InputChannel, layout: LayoutState, audio: AudioSettings, clock: TaskClock?) {
         self.input = input
         self.channel = channel
         self.layout = layout
-        sampleRate = audio.sampleRate
-        startAtSamples = input.startAtMicroseconds * Int64(audio.sampleRate) / 1_000_000
-        reader = MediaReader(source: source, loop: input.loop, outputSampleRate: audio.sampleRate,
-                             outputChannels: audio.channels)
-        if !source.description.hasVideo { channel.finishVideo() }
-        if !source.description.hasAudio { channel.finishAudio() }
+        audioSettings = audio
+        self.clock = clock
+        initialSource = source
+        let interrupt = self.interrupt
+        self.open = { try open(interrupt) }
+        offsetMicroseconds = input.startAtMicroseconds
+        needsPlacement = clock != nil
+        if let source { configure(for: source) }
     }
+
+    private var isLive: Bool { clock != nil }
 
     func start() {
         let thread = Thread { [self] in
-            do {
-                try reader.run(into: self)
-                channel.finishVideo()
-                channel.finishAudio()
-            } catch {
-                channel.fail(error)
-            }
+            if isLive { runLive() } else { runOffline() }
             finished.signal()
         }
         thread.name = "tessera-input-\(input.id)"
@@ -48,11 +66,96 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         thread.start()
     }
 
-    /// Waits for the thread to end (after `channel.cancel()` or the input's end).
+    /// Stops reading (a removed participant or the task's end) and waits for the thread.
+    func stop() {
+        channel.cancel()
+        interrupt.cancel()
+        join()
+    }
+
+    /// Waits for the thread to end.
     func join() {
         guard thread != nil else { return }
         finished.wait()
         finished.signal()
+    }
+
+    var status: InputStatus {
+        let counters = channel.counters
+        return lock.withLock {
+            InputStatus(id: input.id, state: state, frames: counters.pictures,
+                        drops: counters.dropped + Int64(decodeErrors), lastError: lastError)
+        }
+    }
+
+    /// Whether this input is `live` now (media within the silence timeout).
+    func refreshLiveness(now: Int64, silenceMicroseconds: Int64) -> Bool {
+        let receiving = channel.isReceiving(now: now, timeout: silenceMicroseconds)
+        lock.withLock {
+            if state == .live && !receiving { state = .waiting }
+            if state == .waiting && receiving { state = .live }
+        }
+        if !receiving { channel.dropCurrentPicture() }
+        return receiving
+    }
+
+    // MARK: Thread bodies
+
+    private func runOffline() {
+        guard let reader else { return }
+        do {
+            try reader.run(into: self)
+            channel.finishVideo()
+            channel.finishAudio()
+            setState(.ended)
+        } catch {
+            channel.fail(error)
+            setState(.failed, error: "\(error)")
+        }
+    }
+
+    private func runLive() {
+        var backoff = 0.5
+        while !channel.isCancelled {
+            do {
+                let source = try initialSource ?? open()
+                initialSource = nil
+                configure(for: source)
+                channel.reopen()
+                needsPlacement = true
+                backoff = 0.5
+                try reader!.run(into: self)
+                decodeErrors += reader!.decodeErrors
+            } catch {
+                if channel.isCancelled { break }
+                setState(.waiting, error: "\(error)")
+            }
+            if channel.isCancelled { break }
+            // A file that has played to its end (not looping) is done; network inputs come back.
+            if case .file = input.source {
+                channel.finishVideo()
+                channel.finishAudio()
+                setState(.ended)
+                return
+            }
+            setState(.waiting)
+            Thread.sleep(forTimeInterval: backoff)
+            backoff = min(backoff * 2, 5)
+        }
+    }
+
+    private func configure(for source: MediaSource) {
+        reader = MediaReader(source: source, loop: input.loop, outputSampleRate: audioSettings.sampleRate,
+                             outputChannels: audioSettings.channels)
+        if !source.description.hasVideo { channel.finishVideo() }
+        if !source.description.hasAudio { channel.finishAudio() }
+    }
+
+    private func setState(_ new: InputStatus.State, error: String? = nil) {
+        lock.withLock {
+            state = new
+            if let error { lastError = error }
+        }
     }
 
     // MARK: MediaSink (on the input's thread)
@@ -60,19 +163,44 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     var shouldStop: Bool { channel.isCancelled }
 
     func drawSizes(for displaySize: PixelSize) -> Set<PixelSize> {
-        layout.drawSizes(inputIndex: index, displaySize: displaySize)
+        layout.drawSizes(inputID: input.id, displaySize: displaySize)
     }
 
     func picture(ptsMicroseconds: Int64, durationMicroseconds: Int64, displaySize: PixelSize,
                  scaled: [PixelSize: YUVImage]) -> Bool {
-        let pts = input.startAtMicroseconds + ptsMicroseconds
-        return channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: pts + durationMicroseconds,
-                                              displaySize: displaySize, scaled: scaled))
+        let pts = place(ptsMicroseconds)
+        let delivered = channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: pts + durationMicroseconds,
+                                                       displaySize: displaySize, scaled: scaled))
+        markLive()
+        return delivered
     }
 
     func audio(_ planes: [UnsafePointer<Float>], count: Int, position: Int64) {
-        let at = startAtSamples + position
+        let rate = Int64(audioSettings.sampleRate)
+        let startMicroseconds = place(position * 1_000_000 / rate)
+        let at = startMicroseconds * rate / 1_000_000
         channel.audio.append(planes, count: count, at: at)
-        channel.audioAppended(endMicroseconds: (at + Int64(count)) * 1_000_000 / Int64(sampleRate))
+        channel.audioAppended(endMicroseconds: (at + Int64(count)) * 1_000_000 / rate)
+        markLive()
+    }
+
+    /// Input time → output timeline. Live, the first media of a connection fixes the offset and
+    /// reading is held back to `liveLatencyMicroseconds` ahead of the output.
+    private func place(_ inputMicroseconds: Int64) -> Int64 {
+        guard let clock else { return offsetMicroseconds + inputMicroseconds }
+        if needsPlacement {
+            needsPlacement = false
+            let earliest = clock.nowMicroseconds + Self.liveLatencyMicroseconds
+            offsetMicroseconds = max(input.startAtMicroseconds, earliest) - inputMicroseconds
+        }
+        let pts = offsetMicroseconds + inputMicroseconds
+        clock.sleep(until: pts - Self.liveLatencyMicroseconds)
+        return pts
+    }
+
+    private func markLive() {
+        guard let clock else { return }
+        channel.noteMedia(atClockMicroseconds: clock.nowMicroseconds)
+        lock.withLock { if state == .waiting { state = .live } }
     }
 }

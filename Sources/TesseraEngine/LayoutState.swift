@@ -8,16 +8,28 @@ import TesseraCore
 public final class LayoutState: @unchecked Sendable {
     private let lock = NSLock()
     private var current: ResolvedLayout?
+    /// Input ids in the order the layout's `.input(index)` refers to.
+    private var inputIDs: [String]
 
-    public init(_ layout: ResolvedLayout?) { current = layout }
+    public init(_ layout: ResolvedLayout?, inputIDs: [String]) {
+        current = layout
+        self.inputIDs = inputIDs
+    }
 
     public var layout: ResolvedLayout? { lock.withLock { current } }
 
-    public func replace(with layout: ResolvedLayout?) { lock.withLock { current = layout } }
+    /// Swaps in a new layout and the input order its regions refer to.
+    public func replace(with layout: ResolvedLayout?, inputIDs: [String]) {
+        lock.withLock {
+            current = layout
+            self.inputIDs = inputIDs
+        }
+    }
 
-    /// The sizes input `inputIndex` is drawn at, for a picture of `displaySize`.
-    func drawSizes(inputIndex: Int, displaySize: PixelSize) -> Set<PixelSize> {
-        guard let layout else { return [] }
+    /// The sizes input `inputID` is drawn at, for a picture of `displaySize`.
+    func drawSizes(inputID: String, displaySize: PixelSize) -> Set<PixelSize> {
+        let (layout, ids) = lock.withLock { (current, inputIDs) }
+        guard let layout, let inputIndex = ids.firstIndex(of: inputID) else { return [] }
         var sizes = Set<PixelSize>()
         for region in layout.regions {
             guard case .input(let index) = region.content, index == inputIndex else { continue }

@@ -6,9 +6,14 @@ import TesseraMedia
 /// that, for frame N at N / fps, picks each input's latest picture not after that time, composes
 /// the layout, mixes the audio up to the same instant, encodes once and writes every output.
 ///
-/// Offline (`tessera mix`) it runs as fast as the inputs can be read (pace `asap`: the output waits
-/// for the inputs, the inputs wait when they are ahead) and ends with the last non-looping input
-/// or at `maxDurationSeconds`.
+/// Offline (pace `asap`, `tessera mix`) it runs as fast as the inputs can be read — the output waits
+/// for the inputs, the inputs wait when they are ahead — and ends with the last non-looping input
+/// or at `maxDurationSeconds`; a failure removes the files it started. Live (pace `realtime`) frames
+/// leave on the wall clock whatever the inputs do, outputs reconnect on their own threads, updates
+/// take effect at the next frame, and files written so far are always kept.
+///
+/// Threads: `run` on one thread; `cancel`, `requestStop`, `update`, `status` and `snapshot` from
+/// any other. Shared state is guarded by `lock`.
 public final class MixPipeline: @unchecked Sendable {
     public struct Progress: Sendable {
         /// Output time written so far.
@@ -18,67 +23,202 @@ public final class MixPipeline: @unchecked Sendable {
         public var frames: Int64
     }
 
-    private let task: ResolvedTask
+    /// What the pipeline reports about itself for the task status.
+    public struct Status: Sendable {
+        public var running: Bool
+        public var frames: Int64
+        public var fps: Double
+        public var bitrateKbps: Double
+        public var lateFrames: Int64
+        public var inputs: [InputStatus]
+        public var outputs: [OutputStatus]
+    }
+
+    let task: ResolvedTask
+    let live: Bool
     private let interrupt = InterruptFlag()
-    private let layoutState: LayoutState
-    private let cancelled = NSLock()
+    let layoutState: LayoutState
+    let clock = TaskClock()
+    private let lock = NSLock()
     private var isCancelled = false
+    private var stopRequested = false
+    private var pendingUpdate: ResolvedTask?
+    private var snapshotWaiters: [(YUVImage?) -> Void] = []
+    var workers: [InputWorker] = []
+    var outputs: OutputSet?
+    var stats = Stats()
+
+    struct Stats {
+        var running = false
+        var frames: Int64 = 0
+        var lateFrames: Int64 = 0
+        var fps: Double = 0
+        var bitrateKbps: Double = 0
+    }
 
     public init(task: ResolvedTask) {
         self.task = task
-        layoutState = LayoutState(task.layout)
+        live = task.pace == .realtime
+        layoutState = LayoutState(task.layout, inputIDs: task.inputs.map(\.id))
     }
 
-    /// Stops a running pipeline from another thread; `run` then throws `TaskError.cancelled`
-    /// and (offline) removes its outputs.
+    // MARK: Control (any thread)
+
+    /// Aborts a running pipeline; `run` then throws `TaskError.cancelled` and (offline) removes
+    /// its outputs.
     public func cancel() {
-        cancelled.withLock { isCancelled = true }
+        lock.withLock { isCancelled = true }
         interrupt.cancel()
     }
 
-    private var wasCancelled: Bool { cancelled.withLock { isCancelled } }
+    /// Live: ends the task properly at the next frame (encoders flushed, trailers written).
+    public func requestStop() { lock.withLock { stopRequested = true } }
 
-    /// Runs the task to its end on the calling thread. On failure the files it started are removed
-    /// and the error names the input or output at fault.
+    /// Live: swaps in an updated task (layout, audio, inputs, outputs) at the next output frame.
+    public func update(_ updated: ResolvedTask) { lock.withLock { pendingUpdate = updated } }
+
+    /// The composite of the next output frame (nil for an audio-only task or after `timeout`).
+    public func snapshot(timeoutSeconds: Double = 2) -> YUVImage? {
+        guard task.video != nil else { return nil }
+        let ready = DispatchSemaphore(value: 0)
+        let box = SnapshotBox()
+        lock.withLock { snapshotWaiters.append { image in box.image = image; ready.signal() } }
+        guard ready.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
+        return box.image
+    }
+
+    public var status: Status {
+        let (current, outputs, stats) = lock.withLock { (workers, self.outputs, self.stats) }
+        let outputStates = outputs?.outputStates.map { entry in
+            OutputStatus(url: URLRedaction.redact(entry.output.url), state: Self.outputState(entry.snapshot.state),
+                         bytes: entry.snapshot.bytes, reconnects: entry.snapshot.reconnects,
+                         lastError: entry.snapshot.lastError)
+        } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) }
+        let inputStates = current.isEmpty
+            ? task.inputs.map { InputStatus(id: $0.id, state: .waiting) }
+            : current.map(\.status)
+        return Status(running: stats.running, frames: stats.frames, fps: stats.fps, bitrateKbps: stats.bitrateKbps,
+                      lateFrames: stats.lateFrames, inputs: inputStates, outputs: outputStates)
+    }
+
+    private static func outputState(_ state: Publisher.State) -> OutputStatus.State {
+        switch state {
+        case .connecting: return .connecting
+        case .live, .finished: return .live
+        case .reconnecting: return .reconnecting
+        case .failed: return .failed
+        }
+    }
+
+    // MARK: Run
+
+    /// Runs the task to its end on the calling thread. Offline, a failure removes the files it
+    /// started; the error names the input or output at fault.
     public func run(progress: (Progress) -> Void = { _ in }) throws {
-        var sources: [MediaSource] = []
+        var sources: [MediaSource?] = Array(repeating: nil, count: task.inputs.count)
         let decoderThreads = SourceOpener.decoderThreads(inputCount: task.inputs.count)
-        for input in task.inputs {
-            sources.append(try SourceOpener.open(input, interrupt: interrupt, decoderThreads: decoderThreads))
-            if wasCancelled { throw TaskError.cancelled }
+        if !live {
+            for (index, input) in task.inputs.enumerated() {
+                sources[index] = try SourceOpener.open(input, interrupt: interrupt, decoderThreads: decoderThreads)
+                if wasCancelled { throw TaskError.cancelled }
+            }
         }
         let pictures = PictureSource()
         if let layout = task.layout { try pictures.load(layout) }
 
         let outputs: OutputSet
         do {
-            outputs = try OutputSet(outputs: task.outputs, video: task.video, audio: task.audio, interrupt: interrupt)
+            outputs = try OutputSet(outputs: task.outputs, video: task.video, audio: task.audio, interrupt: interrupt,
+                                    live: live)
         } catch {
             throw TaskError.output(reason: "\(error)")
         }
-
-        let workers = task.inputs.enumerated().map { index, input in
-            InputWorker(index: index, input: input, source: sources[index],
-                        channel: InputChannel(audio: InputAudioBuffer(channels: task.audio.channels,
-                                                                      sampleRate: task.audio.sampleRate)),
-                        layout: layoutState, audio: task.audio)
+        let initialWorkers = task.inputs.enumerated().map { index, input in
+            makeWorker(input, source: sources[index], decoderThreads: decoderThreads)
         }
-        workers.forEach { $0.start() }
+        lock.withLock {
+            workers = initialWorkers
+            self.outputs = outputs
+        }
+        initialWorkers.forEach { $0.start() }
         defer {
-            workers.forEach { $0.channel.cancel() }
-            workers.forEach { $0.join() }
+            let finalWorkers = lock.withLock { workers }
+            finalWorkers.forEach { $0.channel.cancel() }
+            finalWorkers.forEach { $0.stop() }
         }
 
         do {
-            let clock = OutputClock(task: task, workers: workers, sources: sources, outputs: outputs,
-                                    pictures: pictures, layoutState: layoutState, isCancelled: { [unowned self] in wasCancelled })
-            try clock.run(progress: progress)
+            let outputClock = OutputClock(pipeline: self, outputs: outputs, pictures: pictures,
+                                          expectedSeconds: Self.expectedLength(task: task, sources: sources))
+            try outputClock.run(progress: progress)
             try outputs.finish()
         } catch {
-            outputs.abandon()
+            if live {
+                // A live task keeps whatever it wrote, playable up to the last fragment.
+                try? outputs.finish()
+            } else {
+                outputs.abandon()
+            }
             if wasCancelled { throw TaskError.cancelled }
             if let error = error as? TaskError { throw error }
             throw TaskError.output(reason: "\(error)")
         }
     }
+
+    // MARK: Used by the output clock (its thread)
+
+    var wasCancelled: Bool { lock.withLock { isCancelled } }
+    var wasStopRequested: Bool { lock.withLock { stopRequested } }
+
+    func takePendingUpdate() -> ResolvedTask? {
+        lock.withLock {
+            defer { pendingUpdate = nil }
+            return pendingUpdate
+        }
+    }
+
+    func setWorkers(_ new: [InputWorker]) { lock.withLock { workers = new } }
+
+    func updateStats(_ change: (inout Stats) -> Void) { lock.withLock { change(&stats) } }
+
+    /// Hands a copy of `canvas` to everyone waiting for a snapshot.
+    func deliverSnapshotIfRequested(_ canvas: YUVImage) {
+        let waiters = lock.withLock {
+            defer { snapshotWaiters.removeAll() }
+            return snapshotWaiters
+        }
+        guard !waiters.isEmpty else { return }
+        let copy = YUVImage(width: canvas.width, height: canvas.height)
+        copy.draw(canvas, x: 0, y: 0)
+        waiters.forEach { $0(copy) }
+    }
+
+    func makeWorker(_ input: ResolvedInput, source: MediaSource?, decoderThreads: Int) -> InputWorker {
+        let channel = InputChannel(audio: InputAudioBuffer(channels: task.audio.channels, sampleRate: task.audio.sampleRate),
+                                   realtime: live)
+        return InputWorker(input: input, source: source,
+                           open: { interrupt in try SourceOpener.open(input, interrupt: interrupt, decoderThreads: decoderThreads) },
+                           channel: channel, layout: layoutState, audio: task.audio, clock: live ? clock : nil)
+    }
+
+    /// The output's expected length for progress: the latest end of a non-looping input (or the
+    /// maximum duration, when it comes first).
+    private static func expectedLength(task: ResolvedTask, sources: [MediaSource?]) -> Double? {
+        var ends: [Double] = []
+        for (input, source) in zip(task.inputs, sources) where !input.loop {
+            guard let duration = source?.description.durationMicroseconds else { return task.maxDurationSeconds }
+            ends.append(Double(input.startAtMicroseconds + duration) / 1_000_000)
+        }
+        let inputsEnd = ends.max()
+        switch (inputsEnd, task.maxDurationSeconds) {
+        case let (end?, maximum?): return min(end, maximum)
+        case let (end?, nil): return end
+        case let (nil, maximum): return maximum
+        }
+    }
+}
+
+/// Carries a snapshot from the output thread to the requesting thread (after a semaphore).
+private final class SnapshotBox: @unchecked Sendable {
+    var image: YUVImage?
 }

@@ -4,45 +4,52 @@ import TesseraMedia
 
 /// The output timeline of one task: frame N at N / fps (or, audio-only, one audio frame after
 /// another), each drawn from what the inputs show at that instant, with the audio mixed up to
-/// the same instant so sound and picture stay together.
+/// the same instant so sound and picture stay together. Offline it waits for the inputs; live it
+/// waits for the wall clock and never for an input, and applies updates between frames.
 final class OutputClock {
-    private let task: ResolvedTask
-    private let workers: [InputWorker]
+    private let pipeline: MixPipeline
     private let outputs: OutputSet
     private let pictures: PictureSource
-    private let layoutState: LayoutState
-    private let isCancelled: () -> Bool
     private let compositor = Compositor()
     private let mixer: AudioMixer
     private let expectedSeconds: Double?
     private let audioFrameSize: Int
     private let mixPlanes: [UnsafeMutablePointer<Float>]
+    /// The task as last updated (layout, audio, inputs, outputs may change; encoder never).
+    private var task: ResolvedTask
+    private var workers: [InputWorker]
     /// Next output audio sample to mix.
     private var audioPosition: Int64 = 0
+    private var meter = RateMeter()
+    /// Task-clock time (µs) since when no input has been live (for `idleTimeoutSeconds`).
+    private var idleSince: Int64?
 
-    init(task: ResolvedTask, workers: [InputWorker], sources: [MediaSource], outputs: OutputSet,
-         pictures: PictureSource, layoutState: LayoutState, isCancelled: @escaping () -> Bool) {
-        self.task = task
-        self.workers = workers
+    /// A live input silent this long falls back to its placeholder.
+    static let silenceMicroseconds: Int64 = 2_000_000
+
+    init(pipeline: MixPipeline, outputs: OutputSet, pictures: PictureSource, expectedSeconds: Double?) {
+        self.pipeline = pipeline
         self.outputs = outputs
         self.pictures = pictures
-        self.layoutState = layoutState
-        self.isCancelled = isCancelled
+        self.expectedSeconds = expectedSeconds
+        task = pipeline.task
+        workers = pipeline.workers
         mixer = AudioMixer(channels: task.audio.channels, sampleRate: task.audio.sampleRate)
         audioFrameSize = outputs.audioFrameSize > 0 ? outputs.audioFrameSize : 1024
+        let size = audioFrameSize
         mixPlanes = (0..<task.audio.channels).map { _ in
-            let plane = UnsafeMutablePointer<Float>.allocate(capacity: outputs.audioFrameSize > 0 ? outputs.audioFrameSize : 1024)
-            plane.initialize(repeating: 0, count: outputs.audioFrameSize > 0 ? outputs.audioFrameSize : 1024)
+            let plane = UnsafeMutablePointer<Float>.allocate(capacity: size)
+            plane.initialize(repeating: 0, count: size)
             return plane
         }
-        expectedSeconds = Self.expectedLength(task: task, sources: sources)
     }
 
     deinit { mixPlanes.forEach { $0.deallocate() } }
 
-    private var waits: Bool { task.pace == .asap }
+    private var live: Bool { pipeline.live }
 
     func run(progress: (MixPipeline.Progress) -> Void) throws {
+        pipeline.updateStats { $0.running = true }
         if let video = task.video {
             try runVideo(video, progress: progress)
         } else {
@@ -61,9 +68,11 @@ final class OutputClock {
             // the output's own rate lands exactly on the frame it belongs to, not one before.
             let time = (frameIndex * 1_000_000 + Int64(video.fps) / 2) / Int64(video.fps)
             if try shouldEnd(at: time) { break }
-            let frames = workers.map { $0.channel.picture(at: time, wait: waits) }
+            if live { waitForWallClock(time, frameMicroseconds: 1_000_000 / Int64(video.fps)) }
+            try applyPendingUpdate()
+            let frames = currentPictures(at: time)
             try checkFailures()
-            if let layout = layoutState.layout {
+            if let layout = pipeline.layoutState.layout {
                 let background = try pictures.background(for: layout)
                 var drawn: [YUVImage?] = []
                 drawn.reserveCapacity(layout.regions.count)
@@ -72,11 +81,13 @@ final class OutputClock {
             } else {
                 canvas.fill(.black)
             }
+            pipeline.deliverSnapshotIfRequested(canvas)
             try outputs.writeVideo(canvas, frameIndex: frameIndex)
             frameIndex += 1
             // Audio up to the end of this frame, in whole encoder frames.
             let frameEnd = frameIndex * Int64(task.audio.sampleRate) / Int64(video.fps)
             while audioPosition + Int64(audioFrameSize) <= frameEnd { try mixAudioFrame(count: audioFrameSize) }
+            record(frames: frameIndex, at: time)
             if Date().timeIntervalSince(lastReport) >= 0.25 {
                 lastReport = Date()
                 progress(.init(seconds: Double(time) / 1_000_000, expectedSeconds: expectedSeconds, frames: frameIndex))
@@ -93,12 +104,17 @@ final class OutputClock {
     private func runAudioOnly(progress: (MixPipeline.Progress) -> Void) throws {
         var lastReport = Date.distantPast
         var frames: Int64 = 0
+        let frameMicroseconds = Int64(audioFrameSize) * 1_000_000 / Int64(task.audio.sampleRate)
         while true {
             let time = audioPosition * 1_000_000 / Int64(task.audio.sampleRate)
             if try shouldEnd(at: time) { break }
+            if live { waitForWallClock(time, frameMicroseconds: frameMicroseconds) }
+            try applyPendingUpdate()
+            if live { refreshLiveness() }
             try checkFailures()
             try mixAudioFrame(count: audioFrameSize)
             frames += 1
+            record(frames: frames, at: time)
             if Date().timeIntervalSince(lastReport) >= 0.25 {
                 lastReport = Date()
                 progress(.init(seconds: Double(time) / 1_000_000, expectedSeconds: expectedSeconds, frames: frames))
@@ -110,29 +126,62 @@ final class OutputClock {
 
     // MARK: Shared
 
+    private func currentPictures(at time: Int64) -> [DecodedVideoFrame?] {
+        if live { refreshLiveness() }
+        return workers.map { $0.channel.picture(at: time, wait: !live) }
+    }
+
+    private func refreshLiveness() {
+        let now = pipeline.clock.nowMicroseconds
+        var anyLive = false
+        for worker in workers where worker.refreshLiveness(now: now, silenceMicroseconds: Self.silenceMicroseconds) {
+            anyLive = true
+        }
+        idleSince = anyLive ? nil : (idleSince ?? now)
+    }
+
     private func mixAudioFrame(count: Int) throws {
         let end = audioPosition + Int64(count)
         var sources: [(buffer: InputAudioBuffer, gain: Float)] = []
         sources.reserveCapacity(workers.count)
-        for worker in workers {
-            if waits { worker.channel.waitForAudio(until: end) }
-            sources.append((worker.channel.audio, task.audioMix.gains[worker.index]))
+        for (index, worker) in workers.enumerated() {
+            if !live { worker.channel.waitForAudio(until: end) }
+            sources.append((worker.channel.audio, task.audioMix.gains[index]))
         }
         mixer.mix(sources: sources, count: count, at: audioPosition, into: mixPlanes)
         try outputs.writeAudio(mixPlanes, count: count, position: audioPosition)
         audioPosition = end
     }
 
-    /// The task ends at `maxDurationSeconds`, or once every non-looping input has ended and
-    /// `time` is past the last of their ends. A task whose inputs all loop runs to its maximum.
+    /// Live: holds the frame until its wall-clock time; a frame that is already a frame late is
+    /// counted, and sent at once so the stream catches up with continuous timestamps.
+    private func waitForWallClock(_ time: Int64, frameMicroseconds: Int64) {
+        let now = pipeline.clock.nowMicroseconds
+        if now > time + frameMicroseconds {
+            pipeline.updateStats { $0.lateFrames += 1 }
+        } else {
+            pipeline.clock.sleep(until: time)
+        }
+    }
+
+    /// Offline: at `maxDurationSeconds`, or once every non-looping input has ended and `time` is
+    /// past the last of their ends. Live: at `maxDurationSeconds`, on a stop request, or after
+    /// `idleTimeoutSeconds` with no live input.
     private func shouldEnd(at time: Int64) throws -> Bool {
-        if isCancelled() { throw TaskError.cancelled }
+        if pipeline.wasCancelled { throw TaskError.cancelled }
         if let maximum = task.maxDurationSeconds, Double(time) >= maximum * 1_000_000 { return true }
+        if live {
+            if pipeline.wasStopRequested { return true }
+            if let idleSince, pipeline.clock.nowMicroseconds - idleSince >= Int64(task.idleTimeoutSeconds * 1_000_000) {
+                return true
+            }
+            return false
+        }
         let finite = workers.filter { !$0.input.loop }
         guard !finite.isEmpty else { return false }
         var lastEnd: Int64 = 0
         for worker in finite {
-            if waits { worker.channel.waitUntilEndKnown(after: time) }
+            worker.channel.waitUntilEndKnown(after: time)
             let state = worker.channel.endState
             if !state.ended { return false }
             lastEnd = max(lastEnd, state.endMicroseconds)
@@ -140,7 +189,9 @@ final class OutputClock {
         return time >= lastEnd
     }
 
+    /// Offline, an input that fails fails the task; live, it is retried by its worker.
     private func checkFailures() throws {
+        guard !live else { return }
         for worker in workers {
             if let failure = worker.channel.endState.failure {
                 throw TaskError.input(id: worker.input.id, url: worker.input.displayURL, reason: "\(failure)")
@@ -148,19 +199,61 @@ final class OutputClock {
         }
     }
 
-    /// The output's expected length for progress: the latest end of a non-looping input (or the
-    /// maximum duration, when it comes first).
-    private static func expectedLength(task: ResolvedTask, sources: [MediaSource]) -> Double? {
-        var ends: [Double] = []
-        for (input, source) in zip(task.inputs, sources) where !input.loop {
-            guard let duration = source.description.durationMicroseconds else { return task.maxDurationSeconds }
-            ends.append(Double(input.startAtMicroseconds + duration) / 1_000_000)
+    /// Swaps in an update between two frames: inputs kept by id (untouched), added (started) or
+    /// removed (stopped); the new layout and gains; the outputs matched by URL.
+    private func applyPendingUpdate() throws {
+        guard let updated = pipeline.takePendingUpdate() else { return }
+        var existing = Dictionary(uniqueKeysWithValues: workers.map { ($0.input.id, $0) })
+        var next: [InputWorker] = []
+        let threads = SourceOpener.decoderThreads(inputCount: updated.inputs.count)
+        for input in updated.inputs {
+            if let worker = existing[input.id], worker.input == input {
+                existing[input.id] = nil
+                next.append(worker)
+            } else {
+                let worker = pipeline.makeWorker(input, source: nil, decoderThreads: threads)
+                worker.start()
+                next.append(worker)
+            }
         }
-        let inputsEnd = ends.max()
-        switch (inputsEnd, task.maxDurationSeconds) {
-        case let (end?, maximum?): return min(end, maximum)
-        case let (end?, nil): return end
-        case let (nil, maximum): return maximum
+        pipeline.layoutState.replace(with: updated.layout, inputIDs: updated.inputs.map(\.id))
+        if let layout = updated.layout { try pictures.load(layout) }
+        workers = next
+        pipeline.setWorkers(next)
+        task = updated
+        let removed = Array(existing.values)
+        // Stopping may wait on a network read: do it off the output thread.
+        if !removed.isEmpty {
+            Thread.detachNewThread { removed.forEach { $0.stop() } }
         }
+        try outputs.setOutputs(updated.outputs)
+    }
+
+    private func record(frames: Int64, at time: Int64) {
+        let bytes = outputs.encodedBytes
+        meter.add(frames: frames, bytes: bytes, at: pipeline.clock.nowMicroseconds)
+        let rates = meter.rates
+        pipeline.updateStats {
+            $0.frames = frames
+            $0.fps = rates.fps
+            $0.bitrateKbps = rates.kbps
+        }
+    }
+}
+
+/// Frame rate and bitrate over the last few seconds of wall clock.
+struct RateMeter {
+    private var samples: [(time: Int64, frames: Int64, bytes: Int64)] = []
+    private let window: Int64 = 3_000_000
+
+    mutating func add(frames: Int64, bytes: Int64, at time: Int64) {
+        samples.append((time, frames, bytes))
+        while let first = samples.first, time - first.time > window { samples.removeFirst() }
+    }
+
+    var rates: (fps: Double, kbps: Double) {
+        guard let first = samples.first, let last = samples.last, last.time > first.time else { return (0, 0) }
+        let seconds = Double(last.time - first.time) / 1_000_000
+        return (Double(last.frames - first.frames) / seconds, Double(last.bytes - first.bytes) * 8 / 1000 / seconds)
     }
 }

@@ -13,7 +13,7 @@ enum SourceOpener {
                 return try MediaSource(url: path, protocols: "file", interrupt: interrupt, decoderThreads: decoderThreads)
             case .network(let url):
                 return try MediaSource(url: url, protocols: networkProtocols(for: url), interrupt: interrupt,
-                                       decoderThreads: decoderThreads)
+                                       decoderThreads: decoderThreads, readTimeoutSeconds: 5)
             case .rtpSDP(let sdp):
                 return try MediaSource(sdp: sdp, interrupt: interrupt)
             case .rtpAllocate:

@@ -6,6 +6,9 @@ final class Demuxer {
     let interrupt: InterruptFlag
     let videoStreamIndex: Int32?
     let audioStreamIndex: Int32?
+    /// For network inputs: a read that gets nothing for this long fails (dead peer), so a live
+    /// input can show its placeholder and reconnect instead of hanging.
+    var readTimeoutSeconds: Double?
 
     /// Opens and probes `url`. `protocols` is FFmpeg's protocol whitelist for this open: only these
     /// may be reached, whatever the URL or a playlist inside it says.
@@ -76,7 +79,9 @@ final class Demuxer {
     func read(into packet: Packet) throws -> Bool {
         while true {
             packet.unref()
+            if let readTimeoutSeconds { interrupt.setDeadline(secondsFromNow: readTimeoutSeconds) }
             let code = av_read_frame(context, packet.pointer)
+            if readTimeoutSeconds != nil { interrupt.setDeadline(secondsFromNow: nil) }
             if code == FFmpeg.eof { return false }
             if code < 0 {
                 // A file that ends in a torn packet reads as an I/O error at its end; treat as EOF.

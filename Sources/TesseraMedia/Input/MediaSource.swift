@@ -22,8 +22,9 @@ public final class MediaSource {
 
     /// Opens a file or a pull URL. `protocols` is FFmpeg's whitelist for it.
     public init(url: String, protocols: String, format: String? = nil, interrupt: InterruptFlag,
-                options: [String: String] = [:], decoderThreads: Int = 2) throws {
+                options: [String: String] = [:], decoderThreads: Int = 2, readTimeoutSeconds: Double? = nil) throws {
         let demuxer = try Demuxer(url: url, protocols: protocols, format: format, options: options, interrupt: interrupt)
+        demuxer.readTimeoutSeconds = readTimeoutSeconds
         let video = try demuxer.videoStreamIndex.map { try Decoder(stream: demuxer.stream($0), threads: decoderThreads) }
         let audio = try demuxer.audioStreamIndex.map { try Decoder(stream: demuxer.stream($0), threads: 1) }
         self.demuxer = demuxer
@@ -57,6 +58,6 @@ extension MediaSource {
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
         try self.init(url: path, protocols: "file,udp,rtp,crypto", format: "sdp", interrupt: interrupt,
-                      options: ["reorder_queue_size": "64", "buffer_size": "4194304"])
+                      options: ["reorder_queue_size": "64", "buffer_size": "4194304"], readTimeoutSeconds: 3)
     }
 }

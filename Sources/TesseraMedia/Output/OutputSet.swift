@@ -210,7 +210,11 @@ public final class OutputSet {
         for path in files { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    /// Bytes the encoders have produced so far (for the task's bitrate).
+    public private(set) var encodedBytes: Int64 = 0
+
     private func distribute(_ packet: Packet, streamIndex: Int) throws {
+        encodedBytes += Int64(packet.pointer.pointee.size)
         for (output, destination) in destinations {
             if case .publisher(let publisher) = destination {
                 publisher.send(packet, streamIndex: streamIndex)

@@ -1,0 +1,20 @@
+/// How `tessera serve` runs tasks.
+public struct RegistryConfiguration: Sendable {
+    public var mediaRoot: String
+    public var outputDirectory: String
+    public var maxTasks: Int
+    /// The `tessera` binary to start workers from (`tessera worker`).
+    public var workerExecutable: String
+    public var logLevel: String
+    /// How many times a task whose worker crashed is started again before it is `failed`.
+    public var maxWorkerRestarts: Int
+    /// A worker that reports nothing for this long is taken as hung and killed.
+    public var workerHangSeconds: Double
+
+    public init(mediaRoot: String, outputDirectory: String, maxTasks: Int, workerExecutable: String, logLevel: String,
+                maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15) {
+        self.mediaRoot = mediaRoot; self.outputDirectory = outputDirectory; self.maxTasks = maxTasks
+        self.workerExecutable = workerExecutable; self.logLevel = logLevel
+        self.maxWorkerRestarts = maxWorkerRestarts; self.workerHangSeconds = workerHangSeconds
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import TesseraCore
+import TesseraMedia
+
+/// The body of `tessera worker`: runs one live task for `tessera serve`, which started this
+/// process. Commands arrive on standard input, status events leave on standard output every half
+/// second; FFmpeg and log text go to standard error. If the server goes away (standard input
+/// closes) the task stops properly, so its recordings are finished.
+public enum WorkerMain {
+    public static func run() -> Int32 {
+        FFmpeg.configureLogging(verbose: false)
+        let events = LineWriter(descriptor: 1)
+        var reader = LineReader(descriptor: 0)
+        let decoder = JSONDecoder()
+        guard let line = reader.next(), let start = try? decoder.decode(WorkerCommand.self, from: line),
+              start.type == .start, let document = start.document else {
+            events.send(WorkerEvent(type: .exit, status: failedStatus("the worker got no start command")))
+            return 2
+        }
+        let options = ValidationOptions.serve(mediaRoot: start.mediaRoot ?? FileManager.default.currentDirectoryPath,
+                                              outputDirectory: start.outputDirectory)
+        let task: ResolvedTask
+        switch validate(document, options: options) {
+        case .success(let resolved): task = resolved
+        case .failure(let failure):
+            events.send(WorkerEvent(type: .exit, status: failedStatus("invalid task: \(failure.issues.map(\.description).joined(separator: "; "))")))
+            return 2
+        }
+
+        let pipeline = MixPipeline(task: task)
+        let finished = Finished()
+        let remaining = reader
+        let commands = Thread {
+            var reader = remaining
+            while let line = reader.next() {
+                guard let command = try? decoder.decode(WorkerCommand.self, from: line) else { continue }
+                handle(command, pipeline: pipeline, options: options, events: events)
+            }
+            // The server is gone: end the task properly.
+            pipeline.requestStop()
+        }
+        commands.start()
+        let reporter = Thread {
+            while !finished.value {
+                events.send(WorkerEvent(type: .status, status: status(of: pipeline, state: nil, reason: nil)))
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+        reporter.start()
+
+        var exitState = TaskState.stopped
+        var reason: String?
+        do {
+            try pipeline.run()
+        } catch {
+            exitState = .failed
+            reason = "\(error)"
+        }
+        finished.value = true
+        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason)))
+        return exitState == .failed ? 1 : 0
+    }
+
+    private static func validate(_ document: JSONValue, options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
+        guard let data = try? JSONEncoder().encode(document) else {
+            return .failure(ValidationFailure(issues: [ValidationIssue(path: "", message: "unreadable document")]))
+        }
+        return TaskValidator.validate(json: data, options: options)
+    }
+
+    private static func handle(_ command: WorkerCommand, pipeline: MixPipeline, options: ValidationOptions, events: LineWriter) {
+        switch command.type {
+        case .start:
+            break
+        case .stop:
+            pipeline.requestStop()
+        case .update:
+            guard let document = command.document, case .success(let task) = validate(document, options: options) else { return }
+            pipeline.update(task)
+        case .snapshot:
+            let requestId = command.requestId
+            // Waiting for the next frame must not hold up the command reader.
+            Thread.detachNewThread {
+                guard let picture = pipeline.snapshot() else {
+                    events.send(WorkerEvent(type: .snapshot, requestId: requestId, error: "no picture (audio-only task or not running)"))
+                    return
+                }
+                do {
+                    let png = try PNGEncoder.encode(picture)
+                    events.send(WorkerEvent(type: .snapshot, requestId: requestId, png: png.base64EncodedString()))
+                } catch {
+                    events.send(WorkerEvent(type: .snapshot, requestId: requestId, error: "\(error)"))
+                }
+            }
+        }
+    }
+
+    private static func status(of pipeline: MixPipeline, state: TaskState?, reason: String?) -> WorkerStatus {
+        let status = pipeline.status
+        return WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
+                            fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,
+                            inputs: status.inputs, outputs: status.outputs)
+    }
+
+    private static func failedStatus(_ reason: String) -> WorkerStatus {
+        WorkerStatus(state: .failed, reason: reason, frames: 0, fps: 0, bitrateKbps: 0, lateFrames: 0, inputs: [], outputs: [])
+    }
+}
+
+/// A flag set once by the main thread and read by the reporter thread.
+private final class Finished: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    var value: Bool {
+        get { lock.withLock { flag } }
+        set { lock.withLock { flag = newValue } }
+    }
+}
