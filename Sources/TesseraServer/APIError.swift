@@ -52,9 +52,10 @@ extension ServiceError {
             headers[.retryAfter] = String(seconds)
         }
         if httpStatus == 401 { headers[.wwwAuthenticate] = "Bearer realm=\"tessera\"" }
-        let status = HTTPResponse.Status(code: httpStatus)
+        // A status outside the error range would be a registry bug: answer it as the 500 it is.
+        guard (400...599).contains(httpStatus) else { return ServiceError.internalError.response(headers: extra) }
         do {
-            return try Responses.json(APIErrorBody(self), status: status, headers: headers)
+            return try Responses.json(APIErrorBody(self), status: HTTPResponse.Status(code: httpStatus), headers: headers)
         } catch {
             // Encoding a few strings cannot fail; answer something valid all the same.
             return Responses.bytes(Array(#"{"error":{"code":"InternalError","message":"internal error"}}"#.utf8),

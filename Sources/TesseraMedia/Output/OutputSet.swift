@@ -57,11 +57,11 @@ public final class OutputSet {
         }
     }
 
-    private func open(_ output: ResolvedOutput, videoSettings: VideoSettings?) throws {
+    private func open(_ output: ResolvedOutput, videoSettings: VideoSettings?, joinsMidStream: Bool = false) throws {
         let encoders = streams
         if live, !Self.isRaw(output) {
             let publisher = Publisher(output: output, streams: streams, startOffsetMicroseconds: startOffsetMicroseconds,
-                                      giveUpSeconds: giveUpSeconds)
+                                      giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream)
             publisher.start()
             destinations.append((output, .publisher(publisher)))
             forceKeyframe = true
@@ -122,7 +122,7 @@ public final class OutputSet {
         destinations = kept
         let present = Set(kept.map(\.output.url))
         for output in outputs where !present.contains(output.url) {
-            try open(output, videoSettings: videoSettings)
+            try open(output, videoSettings: videoSettings, joinsMidStream: true)
         }
     }
 

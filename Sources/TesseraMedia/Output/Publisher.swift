@@ -51,15 +51,17 @@ public final class Publisher: @unchecked Sendable {
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
+    /// `joinsMidStream`: added to a running task, so packets before the next keyframe are skipped;
+    /// an output there from the start takes everything (the encoder's first frame is a keyframe).
     public init(output: ResolvedOutput, streams: [StreamDescription], startOffsetMicroseconds: Int64,
-                giveUpSeconds: Double = 60, capacity: Int = 300) {
+                giveUpSeconds: Double = 60, capacity: Int = 300, joinsMidStream: Bool = false) {
         self.output = output
         self.streams = streams
         hasVideo = streams.contains(where: \.isVideo)
         self.startOffsetMicroseconds = startOffsetMicroseconds
         self.giveUpSeconds = giveUpSeconds
         self.capacity = capacity
-        waitingForKeyframe = hasVideo
+        waitingForKeyframe = hasVideo && joinsMidStream
     }
 
     public func start() {
