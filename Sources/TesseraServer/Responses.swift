@@ -8,8 +8,9 @@ enum Responses {
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok,
                      headers: HTTPFields = [:]) throws -> Response {
         let encoder = JSONEncoder()
-        // Output URLs are part of status documents: keep their slashes readable.
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Sorted keys: the same document always reads the same (Foundation on Linux keeps no
+        // declaration order). Output URLs are part of status documents: keep their slashes readable.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
         return bytes(data, status: status, contentType: jsonContentType, headers: headers)
     }

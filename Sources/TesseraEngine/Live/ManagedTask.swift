@@ -126,12 +126,14 @@ final class ManagedTask: @unchecked Sendable {
 
     var status: TaskStatus {
         lock.withLock {
-            TaskStatus(taskId: id, state: finalState ?? workerStatus.state, reason: finalReason ?? workerStatus.reason,
+            var status = TaskStatus(taskId: id, state: finalState ?? workerStatus.state, reason: finalReason ?? workerStatus.reason,
                        startedAt: ISO8601DateFormatter().string(from: startedAt),
                        uptimeSeconds: (Date().timeIntervalSince(startedAt) * 10).rounded() / 10,
                        frames: workerStatus.frames, fps: (workerStatus.fps * 10).rounded() / 10,
                        bitrateKbps: workerStatus.bitrateKbps.rounded(), lateFrames: workerStatus.lateFrames,
                        sequence: lastSequence, inputs: workerStatus.inputs, outputs: workerStatus.outputs)
+            status.workerPid = worker?.pid
+            return status
         }
     }
 

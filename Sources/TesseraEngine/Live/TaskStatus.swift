@@ -19,6 +19,8 @@ public struct TaskStatus: Codable, Sendable, Equatable {
     public var lateFrames: Int64
     /// Last applied update `sequence`, if any.
     public var sequence: Int64?
+    /// The worker process running this task, while one does (for operators).
+    public var workerPid: Int32?
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
 
@@ -28,6 +30,7 @@ public struct TaskStatus: Codable, Sendable, Equatable {
         self.taskId = taskId; self.state = state; self.reason = reason; self.startedAt = startedAt
         self.uptimeSeconds = uptimeSeconds; self.frames = frames; self.fps = fps; self.bitrateKbps = bitrateKbps
         self.lateFrames = lateFrames; self.sequence = sequence; self.inputs = inputs; self.outputs = outputs
+        workerPid = nil
     }
 }
 
