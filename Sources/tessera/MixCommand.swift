@@ -34,8 +34,12 @@ struct MixCommand: ParsableCommand {
             resolved = task
         }
 
+        if resolved.mode == .relay {
+            try runRelay(resolved)
+            return
+        }
         let pipeline = MixPipeline(task: resolved)
-        let signals = SignalCancellation(pipeline)
+        let signals = SignalCancellation { pipeline.cancel() }
         defer { signals.restore() }
         let reporter = ProgressReporter(interactive: StandardError.isTerminal)
         let started = Date()
@@ -55,15 +59,32 @@ struct MixCommand: ParsableCommand {
     }
 }
 
+extension MixCommand {
+    /// `mode: relay` offline: the input copied into the outputs without re-encoding its video.
+    private func runRelay(_ task: ResolvedTask) throws {
+        let relay = RelayPipeline(task: task)
+        let signals = SignalCancellation { relay.cancel() }
+        defer { signals.restore() }
+        do {
+            try relay.run()
+        } catch {
+            for output in task.outputs { if case .file(let path, _) = output.kind { try? FileManager.default.removeItem(atPath: path) } }
+            StandardError.line("error: \(error)")
+            throw ExitCode(1)
+        }
+        for output in task.outputs { print("wrote \(URLRedaction.redact(output.url))") }
+    }
+}
+
 /// Ctrl-C or SIGTERM cancels the run; the pipeline then removes the outputs it started.
 final class SignalCancellation: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
 
-    init(_ pipeline: MixPipeline) {
+    init(_ cancel: @escaping @Sendable () -> Void) {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { pipeline.cancel() }
+            source.setEventHandler { cancel() }
             source.resume()
             sources.append(source)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraMedia
 
 /// The service's tasks: validates requests (every field-path error comes from `TaskValidator`),
 /// runs each task in a worker process of its own, and answers for them. A rejected request
@@ -34,6 +35,7 @@ public actor TaskRegistry: TaskService {
         if fields["taskId"] == nil { fields["taskId"] = .string(TaskValidator.generateTaskId()) }
         let document = JSONValue.object(fields)
         let resolved = try validate(document, code: "InvalidTask")
+        if resolved.mode == .relay { try checkRelayCodecs(resolved) }
         if let existing = tasks[resolved.taskId], !existing.isFinal { throw ServiceError.taskExists(resolved.taskId) }
         let active = tasks.values.filter { !$0.isFinal }.count
         if active >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
@@ -143,6 +145,17 @@ public actor TaskRegistry: TaskService {
             let first = failure.issues.first
             throw ServiceError(code: code, httpStatus: 400, message: first?.message ?? "invalid", path: first?.path,
                                issues: failure.issues.map { ServiceError.Issue(path: $0.path, message: $0.message) })
+        }
+    }
+
+    /// FLV carries H.264 only: a relay of a file in another codec to RTMP is refused up front.
+    private func checkRelayCodecs(_ task: ResolvedTask) throws {
+        guard let input = task.inputs.first, case .file = input.source else { return }
+        do {
+            let source = try SourceOpener.open(input, interrupt: InterruptFlag(), decoderThreads: 1)
+            try RelaySession.checkCodecs(source, outputs: task.outputs)
+        } catch {
+            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "\(error)", path: "inputs[0].url")
         }
     }
 

@@ -27,7 +27,7 @@ public enum WorkerMain {
             return 2
         }
 
-        let pipeline = MixPipeline(task: task)
+        let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task) : MixPipeline(task: task)
         let finished = Finished()
         let remaining = reader
         let commands = Thread {
@@ -51,7 +51,7 @@ public enum WorkerMain {
         var exitState = TaskState.stopped
         var reason: String?
         do {
-            try pipeline.run()
+            try pipeline.runTask()
         } catch {
             exitState = .failed
             reason = "\(error)"
@@ -68,7 +68,7 @@ public enum WorkerMain {
         return TaskValidator.validate(json: data, options: options)
     }
 
-    private static func handle(_ command: WorkerCommand, pipeline: MixPipeline, options: ValidationOptions, events: LineWriter) {
+    private static func handle(_ command: WorkerCommand, pipeline: TaskRunner, options: ValidationOptions, events: LineWriter) {
         switch command.type {
         case .start:
             break
@@ -95,7 +95,7 @@ public enum WorkerMain {
         }
     }
 
-    private static func status(of pipeline: MixPipeline, state: TaskState?, reason: String?) -> WorkerStatus {
+    private static func status(of pipeline: TaskRunner, state: TaskState?, reason: String?) -> WorkerStatus {
         let status = pipeline.status
         return WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
                             fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,
@@ -115,4 +115,28 @@ private final class Finished: @unchecked Sendable {
         get { lock.withLock { flag } }
         set { lock.withLock { flag = newValue } }
     }
+}
+
+/// What the worker drives: a mixing pipeline or a relay.
+protocol TaskRunner: AnyObject, Sendable {
+    func runTask() throws
+    func requestStop()
+    func update(_ task: ResolvedTask)
+    func snapshot(timeoutSeconds: Double) -> YUVImage?
+    var status: MixPipeline.Status { get }
+}
+
+extension TaskRunner {
+    func snapshot() -> YUVImage? { snapshot(timeoutSeconds: 2) }
+}
+
+extension MixPipeline: TaskRunner {
+    func runTask() throws { try run() }
+}
+
+extension RelayPipeline: TaskRunner {
+    func runTask() throws { try run() }
+    /// A relay has no layout or mix to change; its outputs are fixed for its life.
+    func update(_ task: ResolvedTask) {}
+    func snapshot(timeoutSeconds: Double) -> YUVImage? { nil }
 }

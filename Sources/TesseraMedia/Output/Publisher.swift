@@ -114,6 +114,9 @@ public final class Publisher: @unchecked Sendable {
         interrupt.cancel()
     }
 
+    /// Packets waiting to be written (offline relay holds its reading while this is high).
+    public var queuedPackets: Int { condition.withLock { queue.count } }
+
     public var snapshot: Snapshot {
         condition.withLock { Snapshot(state: state, bytes: bytes, reconnects: reconnects, droppedPackets: dropped, lastError: lastError) }
     }

@@ -1,0 +1,68 @@
+import Foundation
+import TesseraCore
+import TesseraMedia
+
+/// A `mode: relay` task: its one input copied to the outputs (see `RelaySession`).
+///
+/// Threads: `run` on one thread; `requestStop`, `cancel` and `status` from any other.
+public final class RelayPipeline: @unchecked Sendable {
+    let task: ResolvedTask
+    private let interrupt = InterruptFlag()
+    private let lock = NSLock()
+    private var stopRequested = false
+    private var session: RelaySession?
+    private var inputState: InputStatus.State = .waiting
+    private var lastError: String?
+
+    public init(task: ResolvedTask) { self.task = task }
+
+    public func requestStop() { lock.withLock { stopRequested = true } }
+
+    public func cancel() {
+        requestStop()
+        interrupt.cancel()
+    }
+
+    public func run() throws {
+        guard let input = task.inputs.first else { throw TaskError.output(reason: "relay needs one input") }
+        let source = try SourceOpener.open(input, interrupt: interrupt, decoderThreads: 1)
+        let session: RelaySession
+        do {
+            session = try RelaySession(source: source, loop: input.loop, realtime: task.pace == .realtime,
+                                       audio: task.audio, outputs: task.outputs)
+        } catch {
+            throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
+        }
+        lock.withLock {
+            self.session = session
+            inputState = .live
+        }
+        let started = Date()
+        do {
+            try session.run { [self] in
+                if let maximum = task.maxDurationSeconds, Date().timeIntervalSince(started) >= maximum { return true }
+                return lock.withLock { stopRequested }
+            }
+            lock.withLock { inputState = .ended }
+        } catch {
+            lock.withLock {
+                inputState = .failed
+                lastError = "\(error)"
+            }
+            throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
+        }
+    }
+
+    public var status: MixPipeline.Status {
+        let (session, state, error) = lock.withLock { (self.session, inputState, lastError) }
+        let outputs = session?.outputStates.map { entry in
+            OutputStatus(url: URLRedaction.redact(entry.output.url), state: entry.snapshot.state == .failed ? .failed
+                         : entry.snapshot.state == .reconnecting ? .reconnecting
+                         : entry.snapshot.state == .connecting ? .connecting : .live,
+                         bytes: entry.snapshot.bytes, reconnects: entry.snapshot.reconnects, lastError: entry.snapshot.lastError)
+        } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) }
+        let inputs = task.inputs.map { InputStatus(id: $0.id, state: state, frames: session?.packetsRelayed ?? 0, lastError: error) }
+        return MixPipeline.Status(running: session != nil, frames: session?.packetsRelayed ?? 0, fps: 0, bitrateKbps: 0,
+                                  lateFrames: 0, inputs: inputs, outputs: outputs)
+    }
+}

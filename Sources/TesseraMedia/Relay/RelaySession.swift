@@ -1,0 +1,143 @@
+import CFFmpeg
+import Foundation
+import TesseraCore
+
+/// `mode: relay`: one input pushed to the outputs without re-encoding its video. Audio is copied
+/// when FLV can carry it (AAC, MP3) and otherwise transcoded to AAC. Timestamps continue across
+/// `loop` passes. Live, packets leave at the input's own pace; offline, as fast as the outputs
+/// take them.
+public final class RelaySession {
+    private let source: MediaSource
+    private let loop: Bool
+    private let realtime: Bool
+    private let audioSettings: AudioSettings
+    private var publishers: [Publisher] = []
+    private let videoIndex: Int32?
+    private let audioIndex: Int32?
+    private var audioTranscoder: AudioTranscoder?
+    private let streams: [StreamDescription]
+    private let packet = Packet()
+    /// Offset added to input timestamps (µs): the passes already played.
+    private var loopOffsetMicroseconds: Int64 = 0
+    private var passEndMicroseconds: Int64 = 0
+    private var firstMicroseconds: Int64?
+    private let started = DispatchTime.now()
+    public private(set) var packetsRelayed: Int64 = 0
+
+    /// Checks that the outputs can carry the input's codecs (FLV: H.264 video only).
+    public static func checkCodecs(_ source: MediaSource, outputs: [ResolvedOutput]) throws {
+        let needsFLV = outputs.contains { output in
+            switch output.kind {
+            case .rtmp: return true
+            case .file(_, let container): return container == .flv
+            case .srt: return false
+            }
+        }
+        if needsFLV, let codec = source.description.videoCodec, codec != "h264" {
+            throw MediaError("relay to RTMP / FLV carries H.264 video only, and this input is \(codec): use mode \"mix\" to re-encode it")
+        }
+        if outputs.contains(where: { if case .file(_, .y4m) = $0.kind { return true } else { return false } }) {
+            throw MediaError(".y4m outputs need mode \"mix\"")
+        }
+    }
+
+    public init(source: MediaSource, loop: Bool, realtime: Bool, audio: AudioSettings, outputs: [ResolvedOutput]) throws {
+        try Self.checkCodecs(source, outputs: outputs)
+        self.source = source
+        self.loop = loop
+        self.realtime = realtime
+        audioSettings = audio
+        videoIndex = source.demuxer.videoStreamIndex
+        audioIndex = source.demuxer.audioStreamIndex
+        var streams: [StreamDescription] = []
+        if let videoIndex { streams.append(try StreamDescription(stream: source.demuxer.stream(videoIndex))) }
+        if let audioIndex {
+            let stream = source.demuxer.stream(audioIndex)
+            let codec = stream.pointee.codecpar.pointee.codec_id
+            if codec == AV_CODEC_ID_AAC || codec == AV_CODEC_ID_MP3 {
+                streams.append(try StreamDescription(stream: stream))
+            } else {
+                let transcoder = try AudioTranscoder(settings: audio)
+                audioTranscoder = transcoder
+                streams.append(transcoder.description)
+            }
+        }
+        self.streams = streams
+        publishers = outputs.map { Publisher(output: $0, streams: streams, startOffsetMicroseconds: 0, capacity: 2000) }
+    }
+
+    public var outputStates: [(output: ResolvedOutput, snapshot: Publisher.Snapshot)] {
+        publishers.map { ($0.output, $0.snapshot) }
+    }
+
+    /// Relays until the input ends (or, looping, until `shouldStop`), then finishes the outputs.
+    public func run(shouldStop: () -> Bool) throws {
+        publishers.forEach { $0.start() }
+        defer { publishers.forEach { $0.finish() } }
+        let videoStreamIndex = 0
+        let audioStreamIndex = videoIndex == nil ? 0 : 1
+        while !shouldStop() {
+            guard try source.demuxer.read(into: packet) else {
+                guard loop, passEndMicroseconds > 0 else { break }
+                loopOffsetMicroseconds += passEndMicroseconds
+                passEndMicroseconds = 0
+                try source.demuxer.seekToStart()
+                continue
+            }
+            let index = packet.pointer.pointee.stream_index
+            let stream = source.demuxer.stream(index)
+            let timeBase = stream.pointee.time_base
+            let pts = packet.pointer.pointee.pts != FFmpeg.noPTS ? packet.pointer.pointee.pts : packet.pointer.pointee.dts
+            if pts != FFmpeg.noPTS {
+                let relative = rescale(pts, from: timeBase, to: microsecondsTimeBase) - source.demuxer.startTimeMicroseconds
+                let duration = rescale(packet.pointer.pointee.duration, from: timeBase, to: microsecondsTimeBase)
+                passEndMicroseconds = max(passEndMicroseconds, relative + max(duration, 0))
+                if realtime { pace(until: loopOffsetMicroseconds + relative) }
+            }
+            if index == videoIndex {
+                shift(packet, timeBase: timeBase)
+                rebase(packet, from: timeBase, to: streams[videoStreamIndex].timeBase)
+                send(packet, streamIndex: videoStreamIndex)
+            } else if index == audioIndex {
+                if let audioTranscoder {
+                    try audioTranscoder.transcode(packet, stream: stream,
+                                                  offsetMicroseconds: loopOffsetMicroseconds - source.demuxer.startTimeMicroseconds) { encoded in
+                        send(encoded, streamIndex: audioStreamIndex)
+                    }
+                } else {
+                    shift(packet, timeBase: timeBase)
+                    rebase(packet, from: timeBase, to: streams[audioStreamIndex].timeBase)
+                    send(packet, streamIndex: audioStreamIndex)
+                }
+            }
+            if !realtime { waitForOutputs() }
+        }
+    }
+
+    private func send(_ packet: Packet, streamIndex: Int) {
+        packetsRelayed += 1
+        for publisher in publishers { publisher.send(packet, streamIndex: streamIndex) }
+    }
+
+    /// Input time zero → output zero, plus the loop passes already played.
+    private func shift(_ packet: Packet, timeBase: AVRational) {
+        let offset = rescale(loopOffsetMicroseconds - source.demuxer.startTimeMicroseconds, from: microsecondsTimeBase, to: timeBase)
+        if packet.pointer.pointee.pts != FFmpeg.noPTS { packet.pointer.pointee.pts += offset }
+        if packet.pointer.pointee.dts != FFmpeg.noPTS { packet.pointer.pointee.dts += offset }
+    }
+
+    private func rebase(_ packet: Packet, from: AVRational, to: AVRational) {
+        if from.num != to.num || from.den != to.den { av_packet_rescale_ts(packet.pointer, from, to) }
+    }
+
+    private func pace(until microseconds: Int64) {
+        let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000)
+        let ahead = microseconds - elapsed
+        if ahead > 0 { usleep(UInt32(min(ahead, 1_000_000))) }
+    }
+
+    /// Offline: hold reading while any output is behind, instead of dropping its packets.
+    private func waitForOutputs() {
+        while publishers.contains(where: { $0.queuedPackets > 1000 && $0.snapshot.state != .failed }) { usleep(2_000) }
+    }
+}
