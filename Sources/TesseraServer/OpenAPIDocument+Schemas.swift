@@ -360,6 +360,10 @@ components:
           type: integer
           format: int64
           description: The last applied update sequence.
+        workerPid:
+          type: integer
+          format: int32
+          description: The worker process running the task, while one does.
         inputs:
           type: array
           items:

@@ -2,7 +2,11 @@
 /// checks that every route of the router is in it. The schemas follow the validator's rules
 /// (`TaskValidator`), with the default limits (`--max-*` flags may lower or raise them).
 enum OpenAPIDocument {
-    static let yaml = header + paths + schemas + parameters + responses
+    /// The document as this server answers: the bearer requirement only when a token is set, so
+    /// a client (or a schema-driven fuzzer) reads what the server really does.
+    static func yaml(requiresToken: Bool) -> String {
+        header + (requiresToken ? security : "") + paths + schemas + parameters + responses
+    }
 }
 
 extension OpenAPIDocument {
@@ -17,11 +21,17 @@ info:
     CDNs or files. Every error answers {"error": {"code", "message", "path"?, "issues"?}}.
 servers:
   - url: /
-security:
-  - bearerAuth: []
 tags:
   - name: tasks
   - name: operations
+
+"""#
+}
+
+extension OpenAPIDocument {
+    static let security = #"""
+security:
+  - bearerAuth: []
 
 """#
 }

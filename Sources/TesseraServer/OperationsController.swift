@@ -6,6 +6,8 @@ struct OperationsController<Context: RequestContext>: Sendable {
     let service: any TaskService
     let metrics: TesseraMetrics
     let taskMetrics: TaskMetricsCollector
+    /// Served as is: built once, with the bearer requirement when the server has a token.
+    let openAPIDocument: [UInt8]
 
     var routes: [APIRoute<Context>] {
         [
@@ -31,6 +33,6 @@ struct OperationsController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {
-        Responses.bytes(Array(OpenAPIDocument.yaml.utf8), contentType: "application/yaml; charset=utf-8")
+        Responses.bytes(openAPIDocument, contentType: "application/yaml; charset=utf-8")
     }
 }

@@ -5,10 +5,10 @@ import Testing
 import TesseraServer
 
 @Suite struct OpenAPITests {
-    func document() async throws -> (String, String?) {
-        let server = TestServer()
+    func document(apiToken: String? = nil) async throws -> (String, String?) {
+        let server = TestServer(apiToken: apiToken)
         return try await server.app().test(.router) { client in
-            let response = try await client.execute(uri: "/openapi.yaml", method: .get)
+            let response = try await client.execute(uri: "/openapi.yaml", method: .get, headers: bearer(apiToken ?? ""))
             #expect(response.status == .ok)
             return (response.text, response.headers[.contentType])
         }
@@ -20,10 +20,21 @@ import TesseraServer
         #expect(text.hasPrefix("openapi: 3.0."))
     }
 
-    @Test func isWellFormedYAML() async throws {
-        let (text, _) = try await document()
+    @Test(arguments: [nil, "token"])
+    func isWellFormedYAML(apiToken: String?) async throws {
+        let (text, _) = try await document(apiToken: apiToken)
         let problems = YAMLShape.problems(text)
         #expect(problems.isEmpty, "\(problems.prefix(5))")
+    }
+
+    /// The bearer requirement is documented exactly when the server asks for a token.
+    @Test func securityFollowsTheConfiguration() async throws {
+        let (open, _) = try await document()
+        #expect(!open.contains("\nsecurity:"))
+        let (guarded, _) = try await document(apiToken: "token")
+        #expect(guarded.contains("\nsecurity:\n  - bearerAuth: []\n"))
+        // /healthz is open either way.
+        #expect(guarded.contains("operationId: healthz\n      summary: Liveness\n      description: Needs no token.\n      security: []"))
     }
 
     @Test func listsEveryRouteOfTheRouter() async throws {
