@@ -27,6 +27,23 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/TaskStatus'
+          links:
+            GetTask:
+              operationId: getTask
+              parameters:
+                taskId: '$response.body#/taskId'
+            UpdateTask:
+              operationId: updateTask
+              parameters:
+                taskId: '$response.body#/taskId'
+            StopTask:
+              operationId: stopTask
+              parameters:
+                taskId: '$response.body#/taskId'
+            GetTaskSnapshot:
+              operationId: getTaskSnapshot
+              parameters:
+                taskId: '$response.body#/taskId'
         "400":
           $ref: '#/components/responses/InvalidTask'
         "401":

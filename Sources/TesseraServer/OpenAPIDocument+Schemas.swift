@@ -221,6 +221,7 @@ components:
           type: string
           minLength: 1
           description: A PNG or JPEG under the media root, scaled to the canvas.
+          pattern: '\.([Pp][Nn][Gg]|[Jj][Pp][Ee]?[Gg])$'
         template:
           type: string
           enum: [grid, float, screen-share, pk]
@@ -250,6 +251,7 @@ components:
           type: string
           minLength: 1
           description: A PNG or JPEG under the media root; its alpha channel is respected.
+          pattern: '\.([Pp][Nn][Gg]|[Jj][Pp][Ee]?[Gg])$'
         units:
           type: string
           enum: [pixels, relative]
@@ -285,6 +287,7 @@ components:
           type: string
           minLength: 1
           description: Drawn while the input has no video.
+          pattern: '\.([Pp][Nn][Gg]|[Jj][Pp][Ee]?[Gg])$'
     AudioMix:
       type: object
       additionalProperties: false
