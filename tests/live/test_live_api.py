@@ -184,7 +184,9 @@ def test_health_metrics_openapi(api, rtmp_server, clips):
     assert r.status == 200, r.status
     assert r.headers.get("content-type", "").startswith("text/plain"), r.headers.get("content-type")
     text = r.body.decode()
-    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+([-+]?[0-9.eE+-]+|NaN|[+-]Inf)(\s+\d+)?$')
+    label = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"'
+    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:' + label + r'(?:,' + label + r')*,?)?\})?'
+                        r'\s+([-+]?[0-9.eE+-]+|NaN|[+-]Inf)(\s+-?\d+)?$')
     names = set()
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):

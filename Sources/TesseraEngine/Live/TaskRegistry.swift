@@ -44,7 +44,9 @@ public actor TaskRegistry: TaskService {
         do {
             try task.start()
         } catch {
-            throw ServiceError(code: "InternalError", httpStatus: 500, message: "cannot start a worker process: \(error)")
+            // The reason names local paths: it goes to the server's log, not to the caller.
+            FileHandle.standardError.write(Data("tessera: cannot start a worker for task \(resolved.taskId): \(error)\n".utf8))
+            throw ServiceError(code: "InternalError", httpStatus: 500, message: "cannot start a worker process for the task")
         }
         if tasks[resolved.taskId] == nil { order.append(resolved.taskId) }
         tasks[resolved.taskId] = task

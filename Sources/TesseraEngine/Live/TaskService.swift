@@ -65,5 +65,6 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         ServiceError(code: "TooManyTasks", httpStatus: 429, message: "this server runs at most \(limit) tasks",
                      retryAfterSeconds: 10)
     }
-    public static let shuttingDown = ServiceError(code: "ShuttingDown", httpStatus: 503, message: "the server is shutting down")
+    public static let shuttingDown = ServiceError(code: "ShuttingDown", httpStatus: 503, message: "the server is shutting down",
+                                                  retryAfterSeconds: 30)
 }
