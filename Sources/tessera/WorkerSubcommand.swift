@@ -12,10 +12,13 @@ struct WorkerSubcommand: ParsableCommand {
     )
 
     func run() throws {
-        // A server that dies must not take the worker with it through SIGPIPE; the worker notices
-        // its closed standard input and ends the task properly.
+        // The server ends its workers through their standard input (and kills a hung one), so
+        // signals meant for the server's process group — Ctrl-C, SIGTERM to the group, a broken
+        // pipe when the server dies — must not cut a recording short: the worker notices the
+        // closed input and ends the task properly.
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         let code = WorkerMain.run()
         if code != 0 { throw ExitCode(code) }
     }
