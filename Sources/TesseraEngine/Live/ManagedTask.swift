@@ -20,6 +20,10 @@ final class ManagedTask: @unchecked Sendable {
     private var lastEventAt = Date()
     private let startedAt = Date()
     private var lastSequence: Int64?
+    /// Why the worker was last restarted; kept in the status once the new worker reports.
+    private var restartNote: String?
+    /// Frames encoded by workers that have since crashed, so `frames` keeps counting up.
+    private var framesBeforeRestart: Int64 = 0
     private var nextRequestId = 0
     private var snapshotWaiters: [Int: (Result<Data, ServiceError>) -> Void] = [:]
     private var exitWaiters: [() -> Void] = []
@@ -80,7 +84,7 @@ final class ManagedTask: @unchecked Sendable {
     // MARK: Updates and snapshots
 
     /// Sends the whole updated document to the worker; refuses a stale `sequence`.
-    func update(document updated: JSONValue, sequence: Int64?) throws {
+    func update(document updated: JSONValue, resolved: ResolvedTask, sequence: Int64?) throws {
         lock.lock()
         if finalState != nil || stopping {
             let current = finalState ?? workerStatus.state
@@ -93,9 +97,26 @@ final class ManagedTask: @unchecked Sendable {
         }
         if let sequence { lastSequence = sequence }
         document = updated
+        // Answer with the new participants and outputs at once; the worker's next report follows.
+        workerStatus.inputs = Self.merge(resolved.inputs.map(\.id), into: workerStatus.inputs)
+        workerStatus.outputs = Self.merge(outputs: resolved.outputs, into: workerStatus.outputs)
         let worker = self.worker
         lock.unlock()
         worker?.send(WorkerCommand(type: .update, document: updated))
+    }
+
+    private static func merge(_ ids: [String], into current: [InputStatus]) -> [InputStatus] {
+        ids.map { id in current.first(where: { $0.id == id }) ?? InputStatus(id: id, state: .waiting) }
+    }
+
+    /// Outputs are matched by redacted URL, in order (two keys on one path redact alike).
+    private static func merge(outputs: [ResolvedOutput], into current: [OutputStatus]) -> [OutputStatus] {
+        var unused = current
+        return outputs.map { output in
+            let redacted = URLRedaction.redact(output.url)
+            if let index = unused.firstIndex(where: { $0.url == redacted }) { return unused.remove(at: index) }
+            return OutputStatus(url: redacted, state: .connecting)
+        }
     }
 
     func snapshot() async throws -> Data {
@@ -126,13 +147,15 @@ final class ManagedTask: @unchecked Sendable {
 
     var status: TaskStatus {
         lock.withLock {
-            var status = TaskStatus(taskId: id, state: finalState ?? workerStatus.state, reason: finalReason ?? workerStatus.reason,
+            var status = TaskStatus(taskId: id, state: finalState ?? workerStatus.state,
+                       reason: finalReason ?? workerStatus.reason ?? restartNote,
                        startedAt: ISO8601DateFormatter().string(from: startedAt),
                        uptimeSeconds: (Date().timeIntervalSince(startedAt) * 10).rounded() / 10,
-                       frames: workerStatus.frames, fps: (workerStatus.fps * 10).rounded() / 10,
+                       frames: framesBeforeRestart + workerStatus.frames, fps: (workerStatus.fps * 10).rounded() / 10,
                        bitrateKbps: workerStatus.bitrateKbps.rounded(), lateFrames: workerStatus.lateFrames,
                        sequence: lastSequence, inputs: workerStatus.inputs, outputs: workerStatus.outputs)
             status.workerPid = worker?.pid
+            status.workerRestarts = restarts
             return status
         }
     }
@@ -189,8 +212,10 @@ final class ManagedTask: @unchecked Sendable {
                 if !stopping && restarts < configuration.maxWorkerRestarts {
                     restarts += 1
                     restart = true
+                    framesBeforeRestart += workerStatus.frames
+                    workerStatus.frames = 0
                     workerStatus.state = .starting
-                    workerStatus.reason = "worker process \(how); restarted (\(restarts) of \(configuration.maxWorkerRestarts))"
+                    restartNote = "worker process \(how); restarted (\(restarts) of \(configuration.maxWorkerRestarts))"
                 } else {
                     finalState = stopping ? .stopped : .failed
                     finalReason = stopping ? finalReason : "worker process \(how)"

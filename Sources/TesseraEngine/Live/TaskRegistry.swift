@@ -89,7 +89,7 @@ public actor TaskRegistry: TaskService {
             throw ServiceError(code: "InvalidUpdate", httpStatus: 400,
                                message: "an update cannot switch a task between audio-only and audio-video", path: "layout")
         }
-        try task.update(document: .object(merged), sequence: sequence)
+        try task.update(document: .object(merged), resolved: after, sequence: sequence)
         return task.status
     }
 

@@ -21,6 +21,8 @@ public struct TaskStatus: Codable, Sendable, Equatable {
     public var sequence: Int64?
     /// The worker process running this task, while one does (for operators).
     public var workerPid: Int32?
+    /// How many times the task's worker crashed or hung and was started again.
+    public var workerRestarts: Int?
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
 
