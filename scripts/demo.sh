@@ -118,6 +118,12 @@ Other tasks:   $TESSERA_BIN mix Layouts/examples/<name>.json --media-root $MEDIA
 Check a task:  $TESSERA_BIN validate Layouts/examples/<name>.json
 Draw a layout: $TESSERA_BIN preview Layouts/examples/pk-side-by-side.json --output $OUT/preview.png
 
-The live service ('tessera serve', the HTTP API and RTMP publishing) is the next milestone and is
-not in this build yet; today Tessera mixes offline with 'tessera mix'.
+Start the live service (JSON HTTP API, RTMP publishing) on this media:
+  $TESSERA_BIN serve --host 127.0.0.1 --port 8080 --media-root $MEDIA --output-dir $OUT
+then, in another shell, start a live task that loops the demo clips into a file (add an
+rtmp:// URL to "outputs" to publish to a CDN or a local nginx-rtmp):
+  curl -s -X POST localhost:8080/v1/tasks -d '{"taskId":"demo","inputs":[{"id":"anchor","url":"anchor.mp4","loop":true},{"id":"guest","url":"guest.mp4","loop":true}],"encoder":{"video":{"width":1280,"height":720}},"layout":{"template":"pk"},"outputs":[{"url":"live-demo.mp4"}]}'
+  curl -s localhost:8080/v1/tasks/demo                       # status
+  curl -s localhost:8080/v1/tasks/demo/snapshot.png -o now.png
+  curl -s -X DELETE localhost:8080/v1/tasks/demo              # stop (writes the file's end)
 EOF
