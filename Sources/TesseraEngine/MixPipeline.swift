@@ -56,8 +56,12 @@ public final class MixPipeline: @unchecked Sendable {
         var bitrateKbps: Double = 0
     }
 
-    public init(task: ResolvedTask) {
+    /// Live: seconds a dropped output keeps reconnecting before it is `failed`.
+    private let outputGiveUpSeconds: Double
+
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double = 60) {
         self.task = task
+        self.outputGiveUpSeconds = outputGiveUpSeconds
         live = task.pace == .realtime
         layoutState = LayoutState(task.layout, inputIDs: task.inputs.map(\.id))
     }
@@ -129,7 +133,7 @@ public final class MixPipeline: @unchecked Sendable {
         let outputs: OutputSet
         do {
             outputs = try OutputSet(outputs: task.outputs, video: task.video, audio: task.audio, interrupt: interrupt,
-                                    live: live)
+                                    live: live, giveUpSeconds: outputGiveUpSeconds)
         } catch {
             throw TaskError.output(reason: "\(error)")
         }

@@ -12,6 +12,8 @@ public struct ServeSettings: Sendable, Equatable {
     public var outputDirectory: String
     public var maxTasks: Int
     public var logLevel: Logger.Level
+    /// Seconds a live output keeps reconnecting before it is `failed`.
+    public var outputGiveUpSeconds: Double
 
     public static let defaultMaxTasks = 16
 
@@ -26,10 +28,12 @@ public struct ServeSettings: Sendable, Equatable {
         public var maxBodyBytes: Int?
         public var shutdownSeconds: Double?
         public var logLevel: String?
+        public var outputGiveUpSeconds: Double?
 
         public init(host: String? = nil, port: Int? = nil, mediaRoot: String? = nil, outputDirectory: String? = nil,
                     apiToken: String? = nil, maxTasks: Int? = nil, maxBodyBytes: Int? = nil,
-                    shutdownSeconds: Double? = nil, logLevel: String? = nil) {
+                    shutdownSeconds: Double? = nil, logLevel: String? = nil, outputGiveUpSeconds: Double? = nil) {
+            self.outputGiveUpSeconds = outputGiveUpSeconds
             self.host = host; self.port = port; self.mediaRoot = mediaRoot; self.outputDirectory = outputDirectory
             self.apiToken = apiToken; self.maxTasks = maxTasks; self.maxBodyBytes = maxBodyBytes
             self.shutdownSeconds = shutdownSeconds; self.logLevel = logLevel
@@ -47,6 +51,7 @@ public struct ServeSettings: Sendable, Equatable {
         case maxBodyBytes = "TESSERA_MAX_BODY_BYTES"
         case shutdownSeconds = "TESSERA_SHUTDOWN_SECONDS"
         case logLevel = "TESSERA_LOG_LEVEL"
+        case outputGiveUpSeconds = "TESSERA_OUTPUT_GIVE_UP_SECONDS"
     }
 
     public struct Invalid: Error, CustomStringConvertible, Equatable {
@@ -67,6 +72,8 @@ public struct ServeSettings: Sendable, Equatable {
         server = ServerConfiguration(host: host, port: port, apiToken: token, maxBodyBytes: maxBodyBytes,
                                      shutdownSeconds: shutdownSeconds)
         maxTasks = try reader.int(flags.maxTasks, .maxTasks, "--max-tasks", 1...100_000) ?? Self.defaultMaxTasks
+        outputGiveUpSeconds = try reader.double(flags.outputGiveUpSeconds, .outputGiveUpSeconds,
+                                                "--output-give-up-seconds", 1...86_400) ?? 60
 
         let base = URL(fileURLWithPath: workingDirectory, isDirectory: true)
         func absolute(_ path: String) -> String {

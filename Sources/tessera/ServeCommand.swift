@@ -38,6 +38,8 @@ struct ServeCommand: ParsableCommand {
     var shutdownSeconds: Double?
     @Option(help: "trace, debug, info, notice, warning, error or critical (env TESSERA_LOG_LEVEL) [default: info].")
     var logLevel: String?
+    @Option(help: "Seconds a dropped output keeps reconnecting before it is failed; the task goes on for the others (env TESSERA_OUTPUT_GIVE_UP_SECONDS) [default: 60].")
+    var outputGiveUpSeconds: Double?
 
     func run() throws {
         let settings: ServeSettings
@@ -45,7 +47,8 @@ struct ServeCommand: ParsableCommand {
             settings = try ServeSettings(
                 flags: .init(host: host, port: port, mediaRoot: mediaRoot, outputDirectory: outputDirectory,
                              apiToken: apiToken, maxTasks: maxTasks, maxBodyBytes: maxBodyBytes,
-                             shutdownSeconds: shutdownSeconds, logLevel: logLevel),
+                             shutdownSeconds: shutdownSeconds, logLevel: logLevel,
+                             outputGiveUpSeconds: outputGiveUpSeconds),
                 environment: ProcessInfo.processInfo.environment,
                 workingDirectory: FileManager.default.currentDirectoryPath)
         } catch let invalid as ServeSettings.Invalid {
@@ -65,7 +68,8 @@ struct ServeCommand: ParsableCommand {
             outputDirectory: settings.outputDirectory,
             maxTasks: settings.maxTasks,
             workerExecutable: Self.executablePath(),
-            logLevel: level.rawValue))
+            logLevel: level.rawValue,
+            outputGiveUpSeconds: settings.outputGiveUpSeconds))
         logger.info("tessera serve", metadata: [
             "media_root": .string(settings.mediaRoot), "output_dir": .string(settings.outputDirectory),
             "max_tasks": .stringConvertible(settings.maxTasks), "auth": .string(settings.server.apiToken == nil ? "off" : "bearer"),

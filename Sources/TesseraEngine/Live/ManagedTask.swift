@@ -49,7 +49,8 @@ final class ManagedTask: @unchecked Sendable {
             lastEventAt = Date()
         }
         worker.send(WorkerCommand(type: .start, document: document, mediaRoot: configuration.mediaRoot,
-                                  outputDirectory: configuration.outputDirectory))
+                                  outputDirectory: configuration.outputDirectory,
+                                  outputGiveUpSeconds: configuration.outputGiveUpSeconds))
     }
 
     /// Asks the worker to end the task properly and waits (at most `timeout`, then kills it).

@@ -10,9 +10,12 @@ public struct RegistryConfiguration: Sendable {
     public var maxWorkerRestarts: Int
     /// A worker that reports nothing for this long is taken as hung and killed.
     public var workerHangSeconds: Double
+    /// Seconds a live output keeps reconnecting before it is `failed`.
+    public var outputGiveUpSeconds: Double
 
     public init(mediaRoot: String, outputDirectory: String, maxTasks: Int, workerExecutable: String, logLevel: String,
-                maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15) {
+                maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15, outputGiveUpSeconds: Double = 60) {
+        self.outputGiveUpSeconds = outputGiveUpSeconds
         self.mediaRoot = mediaRoot; self.outputDirectory = outputDirectory; self.maxTasks = maxTasks
         self.workerExecutable = workerExecutable; self.logLevel = logLevel
         self.maxWorkerRestarts = maxWorkerRestarts; self.workerHangSeconds = workerHangSeconds

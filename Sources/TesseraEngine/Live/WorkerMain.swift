@@ -27,7 +27,8 @@ public enum WorkerMain {
             return 2
         }
 
-        let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task) : MixPipeline(task: task)
+        let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task)
+            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds ?? 60)
         let finished = Finished()
         let remaining = reader
         let commands = Thread {

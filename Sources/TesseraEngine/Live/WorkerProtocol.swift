@@ -11,9 +11,12 @@ public struct WorkerCommand: Codable, Sendable {
     public var mediaRoot: String?
     public var outputDirectory: String?
     public var requestId: Int?
+    /// `start`: seconds a live output keeps reconnecting before it is `failed`.
+    public var outputGiveUpSeconds: Double?
 
     public init(type: Kind, document: JSONValue? = nil, mediaRoot: String? = nil, outputDirectory: String? = nil,
-                requestId: Int? = nil) {
+                requestId: Int? = nil, outputGiveUpSeconds: Double? = nil) {
+        self.outputGiveUpSeconds = outputGiveUpSeconds
         self.type = type; self.document = document; self.mediaRoot = mediaRoot
         self.outputDirectory = outputDirectory; self.requestId = requestId
     }
