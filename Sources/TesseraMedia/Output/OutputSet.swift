@@ -20,7 +20,10 @@ public final class OutputSet {
 
     private let video: Encoder?
     private let audio: Encoder
+    /// Changed only on the pipeline's thread, always under `destinationsLock`, so that
+    /// `outputStates` may read it from the status thread.
     private var destinations: [(output: ResolvedOutput, destination: Destination)] = []
+    private let destinationsLock = NSLock()
     private let interrupt: InterruptFlag
     /// The AAC encoder's first packet starts `initial_padding` samples before zero (its priming).
     /// Left negative, each muxer shifts streams its own way (fragmented MP4 stretches the first
@@ -63,7 +66,7 @@ public final class OutputSet {
             let publisher = Publisher(output: output, streams: streams, startOffsetMicroseconds: startOffsetMicroseconds,
                                       giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream)
             publisher.start()
-            destinations.append((output, .publisher(publisher)))
+            destinationsLock.withLock { destinations.append((output, .publisher(publisher))) }
             forceKeyframe = true
             return
         }
@@ -74,24 +77,24 @@ public final class OutputSet {
                 try Self.createParentDirectory(of: path)
                 let writer = try Y4MWriter(path: path, width: videoSettings.width, height: videoSettings.height,
                                            fps: videoSettings.fps)
-                destinations.append((output, .raw(writer)))
+                destinationsLock.withLock { destinations.append((output, .raw(writer))) }
             case .file(let path, let container):
                 try Self.createParentDirectory(of: path)
                 let muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", streams: encoders,
                                       startOffsetMicroseconds: container == .mp4 ? 0 : startOffsetMicroseconds,
                                       options: Self.muxerOptions(container, hasVideo: video != nil),
                                       protocols: "file", interrupt: interrupt)
-                destinations.append((output, .muxer(muxer)))
+                destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
             case .rtmp:
                 let muxer = try Muxer(url: output.url, formatName: "flv", streams: encoders,
                                       startOffsetMicroseconds: startOffsetMicroseconds,
                                       protocols: "rtmp,rtmps,tcp,tls", interrupt: interrupt)
-                destinations.append((output, .muxer(muxer)))
+                destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
             case .srt:
                 let muxer = try Muxer(url: output.url, formatName: "mpegts", streams: encoders,
                                       startOffsetMicroseconds: startOffsetMicroseconds,
                                       protocols: "srt,udp", interrupt: interrupt)
-                destinations.append((output, .muxer(muxer)))
+                destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
             }
         } catch {
             throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
@@ -119,7 +122,7 @@ public final class OutputSet {
             case .raw(let writer): try? writer.finish()
             }
         }
-        destinations = kept
+        destinationsLock.withLock { destinations = kept }
         let present = Set(kept.map(\.output.url))
         for output in outputs where !present.contains(output.url) {
             try open(output, videoSettings: videoSettings, joinsMidStream: true)
@@ -128,7 +131,7 @@ public final class OutputSet {
 
     /// Each output's URL (as given) and live state; offline outputs report `live`.
     public var outputStates: [(output: ResolvedOutput, snapshot: Publisher.Snapshot)] {
-        destinations.map { entry in
+        destinationsLock.withLock { destinations }.map { entry in
             if case .publisher(let publisher) = entry.destination { return (entry.output, publisher.snapshot) }
             return (entry.output, Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0, droppedPackets: 0, lastError: nil))
         }
@@ -206,7 +209,7 @@ public final class OutputSet {
             return nil
         }
         for case (_, .publisher(let publisher)) in destinations { publisher.cancel() }
-        destinations.removeAll()
+        destinationsLock.withLock { destinations.removeAll() }
         for path in files { try? FileManager.default.removeItem(atPath: path) }
     }
 
