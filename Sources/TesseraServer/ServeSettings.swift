@@ -102,31 +102,23 @@ public struct ServeSettings: Sendable, Equatable {
         }
 
         func int(_ flag: Int?, _ variable: Variable, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
-            let value: Int
-            if let flag {
-                value = flag
-            } else if let text = try string(nil, variable) {
-                guard let parsed = Int(text.trimmingCharacters(in: .whitespaces)) else {
-                    throw Invalid(description: "\(variable.rawValue): expected an integer, got \"\(text)\"")
-                }
-                value = parsed
-            } else {
-                return nil
-            }
-            guard range.contains(value) else {
-                throw Invalid(description: "\(flag != nil ? name : variable.rawValue): must be from "
-                                           + "\(range.lowerBound) to \(range.upperBound), got \(value)")
-            }
-            return value
+            try number(flag, variable, name, range, kind: "an integer")
         }
 
         func double(_ flag: Double?, _ variable: Variable, _ name: String, _ range: ClosedRange<Double>) throws -> Double? {
-            let value: Double
+            try number(flag, variable, name, range, kind: "a number")
+        }
+
+        /// A flag as given, else its variable parsed; either checked against `range`.
+        private func number<Value: LosslessStringConvertible & Comparable>(
+            _ flag: Value?, _ variable: Variable, _ name: String, _ range: ClosedRange<Value>, kind: String
+        ) throws -> Value? {
+            let value: Value
             if let flag {
                 value = flag
             } else if let text = try string(nil, variable) {
-                guard let parsed = Double(text.trimmingCharacters(in: .whitespaces)) else {
-                    throw Invalid(description: "\(variable.rawValue): expected a number, got \"\(text)\"")
+                guard let parsed = Value(text.trimmingCharacters(in: .whitespaces)) else {
+                    throw Invalid(description: "\(variable.rawValue): expected \(kind), got \"\(text)\"")
                 }
                 value = parsed
             } else {
