@@ -12,9 +12,16 @@ public struct RegistryConfiguration: Sendable {
     public var workerHangSeconds: Double
     /// Seconds a live output keeps reconnecting before it is `failed`.
     public var outputGiveUpSeconds: Double
+    /// UDP ports that `rtp.allocate` inputs are given (each medium takes an even RTP port and the
+    /// odd RTCP port after it).
+    public var rtpPortRange: ClosedRange<Int>
+    /// The address written into the SDP of allocated inputs: where an SFU sends its RTP.
+    public var rtpAnnounceAddress: String
 
     public init(mediaRoot: String, outputDirectory: String, maxTasks: Int, workerExecutable: String, logLevel: String,
-                maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15, outputGiveUpSeconds: Double = 60) {
+                maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15, outputGiveUpSeconds: Double = 60,
+                rtpPortRange: ClosedRange<Int> = 20000...20999, rtpAnnounceAddress: String = "127.0.0.1") {
+        self.rtpPortRange = rtpPortRange; self.rtpAnnounceAddress = rtpAnnounceAddress
         self.outputGiveUpSeconds = outputGiveUpSeconds
         self.mediaRoot = mediaRoot; self.outputDirectory = outputDirectory; self.maxTasks = maxTasks
         self.workerExecutable = workerExecutable; self.logLevel = logLevel
