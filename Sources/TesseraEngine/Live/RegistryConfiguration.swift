@@ -17,6 +17,16 @@ public struct RegistryConfiguration: Sendable {
     public var rtpPortRange: ClosedRange<Int>
     /// The address written into the SDP of allocated inputs: where an SFU sends its RTP.
     public var rtpAnnounceAddress: String
+    /// Per-task limits (a request over one is refused with a 4xx naming the field).
+    public var maxInputs: Int = 32
+    public var maxRegions: Int = 64
+    public var maxOutputs: Int = 10
+    /// The longest a task may run, in seconds; nil for no limit.
+    public var maxTaskDurationSeconds: Double?
+    /// Hosts or CIDR blocks that input and output URLs may not name (empty: all allowed).
+    public var deniedHosts: [String] = []
+    /// Key of the HMAC-SHA256 signature on webhook bodies; nil sends them unsigned.
+    public var webhookSecret: String?
 
     public init(mediaRoot: String, outputDirectory: String, maxTasks: Int, workerExecutable: String, logLevel: String,
                 maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15, outputGiveUpSeconds: Double = 60,
