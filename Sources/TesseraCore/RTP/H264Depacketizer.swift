@@ -1,0 +1,224 @@
+/// H.264 over RTP (RFC 6184, packetization modes 0 and 1) to Annex B access units.
+///
+/// Only single NAL units, STAP-A and FU-A exist in modes 0 and 1; everything else (STAP-B, MTAP,
+/// FU-B, reserved types) is refused rather than guessed at. FU-A fragments are written straight
+/// into the access unit's buffer, so a big IDR slice is copied once.
+public struct H264Depacketizer: FrameAssemblingDepacketizer {
+    static let startCode: [UInt8] = [0, 0, 0, 1]
+
+    var assembler: VideoFrameAssembler
+    /// The SDP's parameter sets in Annex B, for keyframes whose sender left them out.
+    private let parameterSetsAnnexB: [UInt8]
+    /// Inside the access unit: an FU-A NAL unit has started and not ended.
+    private var fragmentOpen = false
+    /// Packets may be missing (loss, late join, reset), so an FU-A continuation without its start
+    /// is expected there, not malformed; its access unit is dropped either way.
+    private var orphanFragmentsExpected = true
+    private var sawSPS = false
+    private var sawIDR = false
+    /// Where parameter sets go: after a leading access unit delimiter, which must stay first.
+    private var parameterSetOffset = 0
+
+    public init(parameterSets: [[UInt8]] = [], maxFrameBytes: Int = 8 << 20) {
+        assembler = VideoFrameAssembler(maxFrameBytes: maxFrameBytes)
+        var annexB: [UInt8] = []
+        for nal in parameterSets where !nal.isEmpty {
+            annexB += Self.startCode
+            annexB += nal
+        }
+        parameterSetsAnnexB = annexB
+    }
+
+    public mutating func push(_ packet: RTPPacket, arrivalMicroseconds: Int64) -> [EncodedMediaFrame] {
+        var frames: [EncodedMediaFrame] = []
+        let payload = packet.payload
+        // An access unit that ends (by a new timestamp) inside an FU-A NAL unit lacks that NAL's tail.
+        if fragmentOpen && assembler.isOpen && packet.timestamp != assembler.timestamp { assembler.dropOpenFrame() }
+        if assembler.startPacket(timestamp: packet.timestamp, arrivalMicroseconds: arrivalMicroseconds,
+                                 start: Self.frameStart(payload), into: &frames) {
+            fragmentOpen = false; sawSPS = false; sawIDR = false; parameterSetOffset = 0
+        }
+        if !depacketize(payload) {
+            // The refused packet may have been a fragment start: its continuations are no news.
+            fragmentOpen = false
+            orphanFragmentsExpected = true
+            assembler.markMalformed()
+        }
+        if packet.marker {
+            if fragmentOpen { assembler.markMalformed() }
+            fragmentOpen = false
+            assembler.endFrame(into: &frames)
+        }
+        return frames
+    }
+
+    public mutating func packetsLost() {
+        fragmentOpen = false
+        orphanFragmentsExpected = true
+        assembler.packetsLost()
+    }
+
+    public mutating func reset() {
+        fragmentOpen = false
+        orphanFragmentsExpected = true
+        assembler.reset()
+    }
+
+    // MARK: - Payload structures
+
+    /// False if the packet is malformed. Bytes are appended while parsing; an error midway drops
+    /// the whole access unit, so nothing needs undoing.
+    private mutating func depacketize(_ payload: [UInt8]) -> Bool {
+        guard let indicator = payload.first, indicator & 0x80 == 0 else { return false }
+        switch indicator & 0x1F {
+        case 28:
+            return appendFragment(payload)
+        case _ where fragmentOpen:
+            return false  // another packet inside an FU-A NAL unit
+        case 1...23:
+            orphanFragmentsExpected = false
+            appendNAL(payload[...])
+            return true
+        case 24:
+            orphanFragmentsExpected = false
+            return appendAggregate(payload)
+        default:
+            return false
+        }
+    }
+
+    /// STAP-A: 16-bit sizes, each NAL unit checked to be non-empty, valid and inside the packet.
+    private mutating func appendAggregate(_ payload: [UInt8]) -> Bool {
+        var offset = 1
+        guard payload.count > offset else { return false }
+        while offset < payload.count {
+            guard offset + 2 <= payload.count else { return false }
+            let size = Int(payload[offset]) << 8 | Int(payload[offset + 1])
+            offset += 2
+            guard size > 0, offset + size <= payload.count, Self.isSingleNALHeader(payload[offset]) else { return false }
+            appendNAL(payload[offset..<offset + size])
+            offset += size
+        }
+        return true
+    }
+
+    /// FU-A: the NAL header is rebuilt from the indicator's F and NRI and the FU header's type.
+    private mutating func appendFragment(_ payload: [UInt8]) -> Bool {
+        guard payload.count >= 3 else { return false }
+        let fuHeader = payload[1]
+        let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
+        let type = fuHeader & 0x1F
+        guard !(isStart && isEnd), fuHeader & 0x20 == 0, (1...23).contains(type) else { return false }
+        if !isStart && !fragmentOpen && orphanFragmentsExpected { return true }
+        guard isStart != fragmentOpen else { return false }
+        orphanFragmentsExpected = false
+        if isStart {
+            noteNALType(type)
+            assembler.append(Self.startCode)
+            assembler.append([payload[0] & 0xE0 | type])
+        }
+        fragmentOpen = !isEnd
+        assembler.append(payload[2...])
+        return true
+    }
+
+    private mutating func appendNAL(_ nal: ArraySlice<UInt8>) {
+        noteNALType(nal[nal.startIndex] & 0x1F)
+        assembler.append(Self.startCode)
+        assembler.append(nal)
+    }
+
+    /// Tracks what the access unit holds; puts the SDP's parameter sets ahead of the first IDR
+    /// slice when the sender sent no SPS in band, as a decoder joining mid-stream needs them.
+    private mutating func noteNALType(_ type: UInt8) {
+        switch type {
+        case 9 where assembler.byteCount == 0:
+            parameterSetOffset = 6  // start code, AUD header, primary_pic_type
+        case 7:
+            sawSPS = true
+        case 5:
+            assembler.markKeyframe()
+            if !sawIDR && !sawSPS && !parameterSetsAnnexB.isEmpty {
+                assembler.insert(parameterSetsAnnexB, at: parameterSetOffset)
+            }
+            sawIDR = true
+        default:
+            break
+        }
+    }
+
+    /// Forbidden bit clear and a type a single NAL unit packet may carry.
+    static func isSingleNALHeader(_ byte: UInt8) -> Bool {
+        byte & 0x80 == 0 && (1...23).contains(byte & 0x1F)
+    }
+
+    /// Whether this packet certainly opens an access unit (H.264 §7.4.1.2.3): a delimiter, SEI or
+    /// parameter set, or a slice whose first_mb_in_slice is 0 (ue(v) code "1"). Used after a loss
+    /// to tell a whole access unit from the tail of one. A first slice counts as a start although
+    /// SEI or parameter sets may have gone before it: senders that keep parameter sets in the SDP
+    /// send nothing else, and lost parameter sets are replaced from sprop.
+    static func frameStart(_ payload: [UInt8]) -> VideoFrameAssembler.FrameStart {
+        guard payload.count >= 2 else { return .unknown }
+        var type = payload[0] & 0x1F
+        var next = 1
+        switch type {
+        case 24:
+            guard payload.count >= 5 else { return .unknown }
+            type = payload[3] & 0x1F; next = 4
+        case 28:
+            guard payload[1] & 0x80 != 0 else { return .impossible }
+            type = payload[1] & 0x1F; next = 2
+        default:
+            break
+        }
+        switch type {
+        case 6...9, 14, 15: return .certain
+        case 1, 5: return next < payload.count && payload[next] & 0x80 != 0 ? .certain : .unknown
+        default: return .unknown
+        }
+    }
+}
+
+// MARK: - SDP parameter sets
+
+extension H264Depacketizer {
+    /// NAL units of an SDP's sprop-parameter-sets (comma-separated base64); invalid entries skipped.
+    ///
+    /// Padding is optional, since some senders drop it; an entry that is not base64 or whose first
+    /// byte is not a valid NAL header is skipped rather than failing the whole list.
+    public static func parameterSets(fromSprop sprop: String) -> [[UInt8]] {
+        sprop.split(separator: ",").compactMap { entry in
+            guard let nal = decodeBase64(entry.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
+                  let header = nal.first, isSingleNALHeader(header) else { return nil }
+            return nal
+        }
+    }
+
+    /// RFC 4648 base64, padding optional; nil on any other character or an impossible length.
+    static func decodeBase64(_ text: [UInt8]) -> [UInt8]? {
+        var digits = text[...]
+        while digits.last == UInt8(ascii: "=") { digits.removeLast() }
+        guard text.count - digits.count <= 2, digits.count % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count * 3 / 4)
+        var accumulator: UInt32 = 0, bits = 0
+        for character in digits {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "/"): value = 63
+            default: return nil
+            }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return bytes
+    }
+}
