@@ -17,6 +17,8 @@ public struct AACDepacketizer: RTPDepacketizer {
     private var fragment: [UInt8] = []
     private var fragmentSize = 0
     private var fragmentTimestamp: UInt32 = 0
+    /// The dropped partial AU's timestamp: its remaining fragments are ignored, not counted again.
+    private var droppedFragmentTimestamp: UInt32?
 
     public init(sizeLength: Int = 13, indexLength: Int = 3, indexDeltaLength: Int = 3, samplesPerFrame: Int = 1024) {
         self.sizeLength = min(max(sizeLength, 0), 24)
@@ -58,7 +60,10 @@ public struct AACDepacketizer: RTPDepacketizer {
 
     public mutating func packetsLost() { dropFragment() }
 
-    public mutating func reset() { dropFragment() }
+    public mutating func reset() {
+        dropFragment()
+        droppedFragmentTimestamp = nil
+    }
 
     // MARK: - AU headers
 
@@ -90,6 +95,7 @@ public struct AACDepacketizer: RTPDepacketizer {
                                      arrivalMicroseconds: Int64) -> [EncodedMediaFrame] {
         let continues = !fragment.isEmpty && packet.timestamp == fragmentTimestamp && size == fragmentSize
         if !continues {
+            guard packet.timestamp != droppedFragmentTimestamp else { return [] }
             dropFragment()
             fragmentTimestamp = packet.timestamp
             fragmentSize = size
@@ -113,7 +119,10 @@ public struct AACDepacketizer: RTPDepacketizer {
     }
 
     private mutating func dropFragment() {
-        if !fragment.isEmpty { statistics.droppedFrames += 1 }
+        droppedFragmentTimestamp = nil
+        guard !fragment.isEmpty else { return }
+        statistics.droppedFrames += 1
+        droppedFragmentTimestamp = fragmentTimestamp
         fragment = []
     }
 }

@@ -5,32 +5,19 @@
 /// layer's frame comes out on its own with the picture's timestamp (decoders take them one by
 /// one, as after `vp9_superframe_split`). Keyframe is judged from the descriptor alone (P=0 on
 /// the B packet), so an intra-only frame or an upper spatial layer of a key picture also counts.
-public struct VP9Depacketizer: FrameAssemblingDepacketizer {
+public struct VP9Depacketizer: DescriptorDepacketizer {
     var assembler: VideoFrameAssembler
 
     public init(maxFrameBytes: Int = 8 << 20) {
         assembler = VideoFrameAssembler(maxFrameBytes: maxFrameBytes)
     }
 
-    public mutating func push(_ packet: RTPPacket, arrivalMicroseconds: Int64) -> [EncodedMediaFrame] {
-        let payload = packet.payload
-        guard let headerLength = Self.descriptorLength(payload) else {
-            return assembler.refuse(packet, arrivalMicroseconds: arrivalMicroseconds)
-        }
-        let flags = payload[0]
-        let startsFrame = flags & 0x08 != 0  // B
-        // P=0 on a frame's first packet: no inter-picture reference.
-        return assembler.push(packet, arrivalMicroseconds: arrivalMicroseconds, payloadOffset: headerLength,
-                              startsFrame: startsFrame, isKeyframe: startsFrame && flags & 0x40 == 0,
-                              endsFrame: packet.marker || flags & 0x04 != 0)
-    }
-
-    /// Length of the payload descriptor (RFC 9628 §4.2), or nil if any part runs past the payload
-    /// or no VP9 data follows.
+    /// RFC 9628 §4.2; B starts a frame, E (or the marker) ends it, P=0 on B means no
+    /// inter-picture reference:
     ///
     ///     I P L F B E V Z | M PictureID(7/15) | TID U SID D [TL0PICIDX if F=0] |
     ///     P_DIFF N ×≤3 (F=1, P=1) | scalability structure (V=1)
-    static func descriptorLength(_ payload: [UInt8]) -> Int? {
+    static func descriptor(_ payload: [UInt8], marker: Bool) -> PayloadDescriptor? {
         guard let flags = payload.first else { return nil }
         var reader = ByteCursor(bytes: payload, offset: 1)
         let flexible = flags & 0x10 != 0
@@ -48,7 +35,10 @@ public struct VP9Depacketizer: FrameAssemblingDepacketizer {
             } while true
         }
         if flags & 0x02 != 0 { guard skipScalabilityStructure(&reader) else { return nil } }
-        return reader.offset < payload.count ? reader.offset : nil
+        guard reader.offset < payload.count else { return nil }
+        let startsFrame = flags & 0x08 != 0
+        return PayloadDescriptor(length: reader.offset, startsFrame: startsFrame,
+                                 isKeyframe: startsFrame && flags & 0x40 == 0, endsFrame: marker || flags & 0x04 != 0)
     }
 
     ///     N_S(3) Y G - - - | (WIDTH HEIGHT) × (N_S+1) if Y | N_G if G, then per picture:

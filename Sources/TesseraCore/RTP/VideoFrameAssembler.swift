@@ -77,18 +77,16 @@ struct VideoFrameAssembler {
 
     mutating func markKeyframe() { isKeyframe = true }
 
-    /// The whole of a packet for formats whose descriptor says where frames start (VP8, VP9):
-    /// the payload from `payloadOffset` joins the frame.
-    mutating func push(_ packet: RTPPacket, arrivalMicroseconds: Int64, payloadOffset: Int, startsFrame: Bool,
-                       isKeyframe: Bool, endsFrame: Bool) -> [EncodedMediaFrame] {
+    /// The whole of a packet whose descriptor says where frames start and end (VP8, VP9).
+    mutating func push(_ packet: RTPPacket, arrivalMicroseconds: Int64, descriptor: PayloadDescriptor) -> [EncodedMediaFrame] {
         var frames: [EncodedMediaFrame] = []
         // A new frame start ends a frame whose end packet never said so.
-        if startsFrame { endFrame(into: &frames) }
+        if descriptor.startsFrame { endFrame(into: &frames) }
         _ = startPacket(timestamp: packet.timestamp, arrivalMicroseconds: arrivalMicroseconds,
-                        start: startsFrame ? .certain : .impossible, into: &frames)
-        if isKeyframe { markKeyframe() }
-        append(packet.payload[payloadOffset...])
-        if endsFrame { endFrame(into: &frames) }
+                        start: descriptor.startsFrame ? .certain : .impossible, into: &frames)
+        if descriptor.isKeyframe { markKeyframe() }
+        append(packet.payload[descriptor.length...])
+        if descriptor.endsFrame { endFrame(into: &frames) }
         return frames
     }
 
@@ -167,4 +165,28 @@ extension FrameAssemblingDepacketizer {
     public var maxFrameBytes: Int { assembler.maxFrameBytes }
     public mutating func packetsLost() { assembler.packetsLost() }
     public mutating func reset() { assembler.reset() }
+}
+
+/// What a VP8 or VP9 payload descriptor says about its packet.
+struct PayloadDescriptor {
+    /// Bytes of descriptor before the codec's data.
+    var length: Int
+    var startsFrame: Bool
+    var isKeyframe: Bool
+    var endsFrame: Bool
+}
+
+/// Depacketizers whose payload descriptor alone places each packet in its frame.
+protocol DescriptorDepacketizer: FrameAssemblingDepacketizer {
+    /// Nil if the descriptor runs past the payload or no codec data follows it.
+    static func descriptor(_ payload: [UInt8], marker: Bool) -> PayloadDescriptor?
+}
+
+extension DescriptorDepacketizer {
+    public mutating func push(_ packet: RTPPacket, arrivalMicroseconds: Int64) -> [EncodedMediaFrame] {
+        guard let descriptor = Self.descriptor(packet.payload, marker: packet.marker) else {
+            return assembler.refuse(packet, arrivalMicroseconds: arrivalMicroseconds)
+        }
+        return assembler.push(packet, arrivalMicroseconds: arrivalMicroseconds, descriptor: descriptor)
+    }
 }
