@@ -24,6 +24,8 @@ static inline int tessera_averror_eof(void) { return AVERROR_EOF; }
 static inline int tessera_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int tessera_averror_exit(void) { return AVERROR_EXIT; }
 static inline int tessera_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+/// errno is a macro over a thread-local that Swift cannot import.
+static inline int tessera_errno(void) { return errno; }
 static inline int64_t tessera_nopts(void) { return AV_NOPTS_VALUE; }
 static inline AVRational tessera_time_base_q(void) { return AV_TIME_BASE_Q; }
 

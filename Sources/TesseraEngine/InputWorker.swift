@@ -21,14 +21,18 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private let layout: LayoutState
     private let audioSettings: AudioSettings
     private let clock: TaskClock?
-    private let open: () throws -> MediaSource
-    private var initialSource: MediaSource?
-    private var reader: MediaReader?
+    private let open: () throws -> any OpenedInput
+    private var initialSource: (any OpenedInput)?
+    /// Set on the input's thread; read under `lock` for the status.
+    private var reader: InputReader?
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
     /// Where the current connection's time zero lies on the output timeline (µs).
     private var offsetMicroseconds: Int64
     private var needsPlacement: Bool
+    /// False for media that arrives in real time by itself (RTP): holding its thread back would
+    /// only delay one stream's packets behind the other's.
+    private var paced = true
     private let lock = NSLock()
     private var state: InputStatus.State = .waiting
     private var lastError: String?
@@ -38,7 +42,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     static let liveLatencyMicroseconds: Int64 = 300_000
 
     /// Offline: `source` is already open. Live: pass nil and the worker opens it with `open`.
-    init(input: ResolvedInput, source: MediaSource?, open: @escaping (InterruptFlag) throws -> MediaSource,
+    init(input: ResolvedInput, source: (any OpenedInput)?, open: @escaping (InterruptFlag) throws -> any OpenedInput,
          channel: InputChannel, layout: LayoutState, audio: AudioSettings, clock: TaskClock?) {
         self.input = input
         self.channel = channel
@@ -82,9 +86,10 @@ final class InputWorker: MediaSink, @unchecked Sendable {
 
     var status: InputStatus {
         let counters = channel.counters
+        let packets = lock.withLock { reader }?.packetCounters
         return lock.withLock {
             InputStatus(id: input.id, state: state, frames: counters.pictures,
-                        drops: counters.dropped + Int64(decodeErrors), lastError: lastError)
+                        drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets)
         }
     }
 
@@ -102,7 +107,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     // MARK: Thread bodies
 
     private func runOffline() {
-        guard let reader else { return }
+        guard let reader = lock.withLock({ reader }) else { return }
         do {
             try reader.run(into: self)
             channel.finishVideo()
@@ -124,8 +129,9 @@ final class InputWorker: MediaSink, @unchecked Sendable {
                 channel.reopen()
                 needsPlacement = true
                 backoff = 0.5
-                try reader!.run(into: self)
-                decodeErrors += reader!.decodeErrors
+                let reader = lock.withLock { self.reader! }
+                defer { lock.withLock { decodeErrors += reader.decodeErrors } }
+                try reader.run(into: self)
             } catch {
                 if channel.isCancelled { break }
                 setState(.waiting, error: "\(error)")
@@ -144,9 +150,11 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         }
     }
 
-    private func configure(for source: MediaSource) {
-        reader = MediaReader(source: source, loop: input.loop, outputSampleRate: audioSettings.sampleRate,
-                             outputChannels: audioSettings.channels)
+    private func configure(for source: any OpenedInput) {
+        let reader = source.makeReader(loop: input.loop, outputSampleRate: audioSettings.sampleRate,
+                                       outputChannels: audioSettings.channels)
+        lock.withLock { self.reader = reader }
+        paced = !source.arrivesInRealTime
         if !source.description.hasVideo { channel.finishVideo() }
         if !source.description.hasAudio { channel.finishAudio() }
     }
@@ -194,7 +202,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
             offsetMicroseconds = max(input.startAtMicroseconds, earliest) - inputMicroseconds
         }
         let pts = offsetMicroseconds + inputMicroseconds
-        clock.sleep(until: pts - Self.liveLatencyMicroseconds)
+        if paced { clock.sleep(until: pts - Self.liveLatencyMicroseconds) }
         return pts
     }
 

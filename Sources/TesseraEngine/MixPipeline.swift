@@ -119,11 +119,11 @@ public final class MixPipeline: @unchecked Sendable {
     /// Runs the task to its end on the calling thread. Offline, a failure removes the files it
     /// started; the error names the input or output at fault.
     public func run(progress: (Progress) -> Void = { _ in }) throws {
-        var sources: [MediaSource?] = Array(repeating: nil, count: task.inputs.count)
+        var sources: [(any OpenedInput)?] = Array(repeating: nil, count: task.inputs.count)
         let decoderThreads = SourceOpener.decoderThreads(inputCount: task.inputs.count)
         if !live {
             for (index, input) in task.inputs.enumerated() {
-                sources[index] = try SourceOpener.open(input, interrupt: interrupt, decoderThreads: decoderThreads)
+                sources[index] = try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads)
                 if wasCancelled { throw TaskError.cancelled }
             }
         }
@@ -197,17 +197,17 @@ public final class MixPipeline: @unchecked Sendable {
         waiters.forEach { $0(copy) }
     }
 
-    func makeWorker(_ input: ResolvedInput, source: MediaSource?, decoderThreads: Int) -> InputWorker {
+    func makeWorker(_ input: ResolvedInput, source: (any OpenedInput)?, decoderThreads: Int) -> InputWorker {
         let channel = InputChannel(audio: InputAudioBuffer(channels: task.audio.channels, sampleRate: task.audio.sampleRate),
                                    realtime: live)
         return InputWorker(input: input, source: source,
-                           open: { interrupt in try SourceOpener.open(input, interrupt: interrupt, decoderThreads: decoderThreads) },
+                           open: { interrupt in try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads) },
                            channel: channel, layout: layoutState, audio: task.audio, clock: live ? clock : nil)
     }
 
     /// The output's expected length for progress: the latest end of a non-looping input (or the
     /// maximum duration, when it comes first).
-    private static func expectedLength(task: ResolvedTask, sources: [MediaSource?]) -> Double? {
+    private static func expectedLength(task: ResolvedTask, sources: [(any OpenedInput)?]) -> Double? {
         var ends: [Double] = []
         for (input, source) in zip(task.inputs, sources) where !input.loop {
             guard let duration = source?.description.durationMicroseconds else { return task.maxDurationSeconds }

@@ -14,13 +14,28 @@ enum SourceOpener {
             case .network(let url):
                 return try MediaSource(url: url, protocols: networkProtocols(for: url), interrupt: interrupt,
                                        decoderThreads: decoderThreads, readTimeoutSeconds: 5)
-            case .rtpSDP(let sdp):
-                return try MediaSource(sdp: sdp, interrupt: interrupt)
-            case .rtpAllocate:
-                throw MediaError("allocated RTP ports are only available in `tessera serve`")
+            case .rtpSDP, .rtpAllocate:
+                throw MediaError("RTP input cannot be read as a container")
             }
         } catch {
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
+        }
+    }
+
+    /// Any input, RTP included, for mixing.
+    static func openInput(_ input: ResolvedInput, interrupt: InterruptFlag, decoderThreads: Int) throws -> any OpenedInput {
+        switch input.source {
+        case .rtpSDP(let sdp):
+            do {
+                return try RTPSource(sdp: sdp, interrupt: interrupt)
+            } catch {
+                throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
+            }
+        case .rtpAllocate:
+            throw TaskError.input(id: input.id, url: input.displayURL,
+                                  reason: "allocated RTP ports are only available in `tessera serve`")
+        default:
+            return try open(input, interrupt: interrupt, decoderThreads: decoderThreads)
         }
     }
 

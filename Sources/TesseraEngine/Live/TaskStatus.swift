@@ -1,3 +1,4 @@
+import TesseraMedia
 import Foundation
 
 /// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are
@@ -54,9 +55,13 @@ public struct InputStatus: Codable, Sendable, Equatable {
     public var lastError: String?
     /// Ports and SDP of an input whose RTP ports the service allocated.
     public var rtp: RTPStatus?
+    /// Packet counters of an RTP input (received, lost, reordered, late, malformed, sender restarts).
+    public var packets: PacketCounters?
 
-    public init(id: String, state: State, frames: Int64 = 0, drops: Int64 = 0, lastError: String? = nil, rtp: RTPStatus? = nil) {
+    public init(id: String, state: State, frames: Int64 = 0, drops: Int64 = 0, lastError: String? = nil, rtp: RTPStatus? = nil,
+                packets: PacketCounters? = nil) {
         self.id = id; self.state = state; self.frames = frames; self.drops = drops; self.lastError = lastError; self.rtp = rtp
+        self.packets = packets
     }
 }
 

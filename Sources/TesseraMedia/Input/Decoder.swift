@@ -22,6 +22,12 @@ final class Decoder {
                          "cannot open decoder \(String(cString: codec.pointee.name))")
     }
 
+    /// Takes ownership of an opened context.
+    init(openedContext: UnsafeMutablePointer<AVCodecContext>, timeBase: AVRational) {
+        context = openedContext
+        self.timeBase = timeBase
+    }
+
     deinit {
         var toFree: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&toFree)

@@ -139,7 +139,7 @@ public final class MediaReader {
     }
 
     /// Width corrected by the sample aspect ratio (anamorphic video), height as stored.
-    private static func displaySize(of frame: UnsafeMutablePointer<AVFrame>) -> PixelSize {
+    static func displaySize(of frame: UnsafeMutablePointer<AVFrame>) -> PixelSize {
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         let aspect = frame.pointee.sample_aspect_ratio
         guard aspect.num > 0, aspect.den > 0, aspect.num != aspect.den else { return PixelSize(width: width, height: height) }

@@ -45,19 +45,3 @@ public final class MediaSource {
         return Int64((1_000_000 * Double(rate.den) / Double(rate.num)).rounded())
     }
 }
-
-extension MediaSource {
-    /// Opens RTP described by an SDP text (written to a private temporary file, which FFmpeg's
-    /// SDP demuxer reads; only file, udp and rtp may be reached).
-    public convenience init(sdp: String, interrupt: InterruptFlag) throws {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("tessera-\(UUID().uuidString).sdp").path
-        guard FileManager.default.createFile(atPath: path, contents: Data(sdp.utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw MediaError("cannot write the SDP to \(path)")
-        }
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try self.init(url: path, protocols: "file,udp,rtp,crypto", format: "sdp", interrupt: interrupt,
-                      options: ["reorder_queue_size": "64", "buffer_size": "4194304"], readTimeoutSeconds: 3)
-    }
-}

@@ -1,0 +1,49 @@
+/// An input whose media is open (a container with its decoders, or bound RTP ports), ready to
+/// be read on the input's own thread.
+public protocol OpenedInput: AnyObject {
+    var description: MediaSource.Description { get }
+    /// Whether media comes in at its own pace (RTP pushed by a sender): a live reader must not
+    /// be held back, only files and pull URLs that can be read faster than real time.
+    var arrivesInRealTime: Bool { get }
+    /// A reader that decodes this input and hands pictures and audio (at the output's sample rate
+    /// and channel count) to a `MediaSink`.
+    func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int) -> InputReader
+}
+
+/// Reads an opened input until it ends, fails, or the sink asks to stop.
+public protocol InputReader: AnyObject {
+    func run(into sink: MediaSink) throws
+    /// Pictures or audio frames lost inside the input (corrupt data, lost packets).
+    var decodeErrors: Int { get }
+    /// Packet counters of a network input that has them (RTP), for its status; nil otherwise.
+    var packetCounters: PacketCounters? { get }
+}
+
+/// What happened to the packets of an RTP input: its status shows them so an operator can tell
+/// a lossy network from a silent sender.
+public struct PacketCounters: Codable, Sendable, Equatable {
+    public var received: Int64 = 0
+    public var lost: Int64 = 0
+    public var reordered: Int64 = 0
+    public var late: Int64 = 0
+    /// Datagrams that were not usable RTP for this input: malformed, another payload type,
+    /// a stranger's SSRC, truncated.
+    public var malformed: Int64 = 0
+    /// Times a sender restarted (new SSRC or renumbered stream) and was taken up again.
+    public var senderRestarts: Int64 = 0
+    /// Milliseconds of audio concealed over lost packets.
+    public var concealedMilliseconds: Int64 = 0
+    public init() {}
+}
+
+extension MediaSource: OpenedInput {
+    public var arrivesInRealTime: Bool { false }
+
+    public func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int) -> InputReader {
+        MediaReader(source: self, loop: loop, outputSampleRate: outputSampleRate, outputChannels: outputChannels)
+    }
+}
+
+extension MediaReader: InputReader {
+    public var packetCounters: PacketCounters? { nil }
+}

@@ -1,0 +1,204 @@
+import CFFmpeg
+import Foundation
+import TesseraCore
+
+/// Receives an RTP input on its own thread: datagrams → reorder buffer → depacketizer → decoder,
+/// and hands pictures and audio to the sink on the input's timeline, which is this machine's
+/// monotonic clock as the participant's clock maps each RTP timestamp (sender reports keep audio
+/// and video of one participant in sync; arrival time until they come).
+///
+/// It never ends by itself: a sender that goes silent simply sends nothing (the input falls back
+/// to its placeholder upstream), and one that comes back with a new SSRC is taken up again by the
+/// reorder buffer's probation, without reopening the ports.
+final class RTPReader: InputReader {
+    private let source: RTPSource
+    private let scaler = VideoScaler()
+    private let resampler: AudioResampler
+    private let concealer: AudioGapConcealer
+    private let outputSampleRate: Int
+    private var clock = ParticipantClock()
+    private let frame = Frame()
+    private let origin = DispatchTime.now().uptimeNanoseconds
+    private var lastVideoPts: Int64?
+    private(set) var decodeErrors = 0
+    private let countersLock = NSLock()
+    private var counters = PacketCounters()
+    /// Large enough for any UDP datagram, so none is cut short silently.
+    private static let datagramCapacity = 65_536
+
+    init(source: RTPSource, outputSampleRate: Int, outputChannels: Int) {
+        self.source = source
+        self.outputSampleRate = outputSampleRate
+        resampler = AudioResampler(outputRate: outputSampleRate, outputChannels: outputChannels)
+        concealer = AudioGapConcealer(channels: outputChannels, sampleRate: outputSampleRate)
+    }
+
+    var packetCounters: PacketCounters? { countersLock.withLock { counters } }
+
+    private var nowMicroseconds: Int64 { Int64((DispatchTime.now().uptimeNanoseconds - origin) / 1000) }
+
+    func run(into sink: MediaSink) throws {
+        let sockets = source.streams.flatMap(\.sockets)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.datagramCapacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var lastPublished: Int64 = 0
+        while !sink.shouldStop && !source.interrupt.isCancelled {
+            UDPSocket.wait(for: sockets, timeoutMilliseconds: waitMilliseconds())
+            for stream in source.streams {
+                try receiveMedia(stream, buffer: buffer, sink: sink)
+                if let control = stream.controlSocket { receiveControl(control, stream: stream, buffer: buffer) }
+                try handle(stream.reorder.expire(nowMicroseconds: nowMicroseconds), of: stream, sink: sink)
+            }
+            let now = nowMicroseconds
+            if now - lastPublished > 200_000 {
+                publishCounters()
+                lastPublished = now
+            }
+        }
+        publishCounters()
+    }
+
+    /// Until the earliest reorder deadline, at most 20 ms (to notice a stop).
+    private func waitMilliseconds() -> Int32 {
+        let now = nowMicroseconds
+        var wait: Int64 = 20
+        for stream in source.streams {
+            if let deadline = stream.reorder.nextDeadlineMicroseconds {
+                wait = min(wait, max(0, (deadline - now + 999) / 1000))
+            }
+        }
+        return Int32(wait)
+    }
+
+    // MARK: Receiving
+
+    /// At most this many datagrams per socket per pass, so a flood on one port cannot starve the
+    /// other medium, the reorder deadlines or a stop request.
+    private static let datagramsPerPass = 64
+
+    private func receiveMedia(_ stream: RTPStream, buffer: UnsafeMutableRawBufferPointer, sink: MediaSink) throws {
+        for _ in 0..<Self.datagramsPerPass {
+            guard !sink.shouldStop, let (length, truncated) = stream.socket.receive(into: buffer) else { return }
+            let arrival = nowMicroseconds
+            let datagram = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
+            if truncated {
+                stream.refusedDatagrams += 1
+                continue
+            }
+            if stream.media.rtcpMux && RTPPacket.isRTCP(datagram) {
+                noteControl(datagram, stream: stream, arrival: arrival)
+                continue
+            }
+            guard case .success(let packet) = RTPPacket.parse(datagram), packet.payloadType == stream.media.payloadType else {
+                stream.refusedDatagrams += 1
+                continue
+            }
+            try handle(stream.reorder.insert(packet, arrivalMicroseconds: arrival), of: stream, sink: sink)
+        }
+    }
+
+    private func receiveControl(_ socket: UDPSocket, stream: RTPStream, buffer: UnsafeMutableRawBufferPointer) {
+        for _ in 0..<Self.datagramsPerPass {
+            guard let (length, truncated) = socket.receive(into: buffer) else { return }
+            if truncated { continue }
+            noteControl(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), stream: stream, arrival: nowMicroseconds)
+        }
+    }
+
+    /// Sender reports tie the participant's RTP clocks to one wall clock; anything else in RTCP
+    /// (receiver reports, SDES, BYE) changes nothing here.
+    private func noteControl(_ datagram: UnsafeRawBufferPointer, stream: RTPStream, arrival: Int64) {
+        guard let compound = RTCPCompound.parse(datagram) else { return }
+        for report in compound.senderReports where report.ssrc == stream.ssrc {
+            clock.noteSenderReport(report, kind: stream.media.kind, arrivalMicroseconds: arrival)
+        }
+    }
+
+    // MARK: Depacketizing and decoding
+
+    private func handle(_ events: [RTPReorderBuffer.Event], of stream: RTPStream, sink: MediaSink) throws {
+        for event in events {
+            switch event {
+            case .packet(let packet, let arrival):
+                if stream.ssrc != packet.ssrc {
+                    stream.ssrc = packet.ssrc
+                }
+                for encoded in stream.depacketizer.push(packet, arrivalMicroseconds: arrival) {
+                    try decode(encoded, of: stream, ssrc: packet.ssrc, sink: sink)
+                }
+            case .gap:
+                stream.depacketizer.packetsLost()
+            case .restart:
+                // A new sender: nothing of the old one may reach the decoder or the clock.
+                stream.depacketizer.reset()
+                stream.decoder.flush()
+                clock.reset(kind: stream.media.kind)
+                stream.ssrc = nil
+                if stream.media.kind == .video { lastVideoPts = nil }
+            }
+        }
+    }
+
+    private func decode(_ encoded: EncodedMediaFrame, of stream: RTPStream, ssrc: UInt32, sink: MediaSink) throws {
+        let pts = clock.presentationMicroseconds(kind: stream.media.kind, ssrc: ssrc, rtpTimestamp: encoded.rtpTimestamp,
+                                                 clockRate: stream.media.clockRate, arrivalMicroseconds: encoded.arrivalMicroseconds)
+        let packet = try Packet(bytes: encoded.data, ptsMicroseconds: pts, isKeyframe: encoded.isKeyframe)
+        do {
+            var sent = try stream.decoder.send(packet)
+            while true {
+                while try stream.decoder.receive(into: frame) {
+                    try deliver(frame, of: stream, sink: sink)
+                }
+                if sent { break }
+                sent = try stream.decoder.send(packet)
+            }
+        } catch is MediaError {
+            // Corrupt media from the network: count it; video then waits for the next keyframe
+            // rather than showing pictures built on a broken reference.
+            decodeErrors += 1
+            if stream.media.kind == .video { stream.depacketizer.packetsLost() }
+        }
+    }
+
+    private func deliver(_ frame: Frame, of stream: RTPStream, sink: MediaSink) throws {
+        let pointer = frame.pointer
+        var pts = pointer.pointee.best_effort_timestamp
+        if pts == FFmpeg.noPTS { pts = pointer.pointee.pts }
+        if stream.media.kind == .video {
+            if pts == FFmpeg.noPTS { pts = (lastVideoPts ?? 0) + 33_333 }
+            // The gap to the previous picture is the best guess of how long this one stays.
+            let duration = lastVideoPts.map { min(max(pts - $0, 10_000), 200_000) } ?? 33_333
+            lastVideoPts = pts
+            let display = MediaReader.displaySize(of: pointer)
+            var scaled: [PixelSize: YUVImage] = [:]
+            for size in sink.drawSizes(for: display) {
+                scaled[size] = try scaler.scale(pointer, to: size)
+            }
+            _ = sink.picture(ptsMicroseconds: pts, durationMicroseconds: duration, displaySize: display, scaled: scaled)
+            return
+        }
+        guard pts != FFmpeg.noPTS else { return }
+        var position = pts * Int64(outputSampleRate) / 1_000_000 - resampler.delay
+        try resampler.convert(pointer) { planes, count in
+            concealer.process(planes, count: count, position: position) { planes, count, at in
+                sink.audio(planes, count: count, position: at)
+            }
+            position += Int64(count)
+        }
+    }
+
+    private func publishCounters() {
+        var total = PacketCounters()
+        for stream in source.streams {
+            let reorder = stream.reorder.statistics
+            total.received += reorder.received
+            total.lost += reorder.lost
+            total.reordered += reorder.reordered
+            total.late += reorder.late + reorder.duplicates
+            total.malformed += stream.refusedDatagrams + reorder.foreign + stream.depacketizer.statistics.malformedPackets
+            total.senderRestarts += reorder.restarts
+        }
+        total.concealedMilliseconds = concealer.concealedSamples * 1000 / Int64(outputSampleRate)
+        countersLock.withLock { counters = total }
+    }
+}

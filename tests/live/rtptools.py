@@ -1,0 +1,194 @@
+"""Real RTP senders and network trouble for the RTP ingest tests.
+
+- `RtpSender`: the `ffmpeg` command line sending a solid colour (H.264 or VP8) and a sine tone
+  (Opus) as RTP to two UDP ports, paced in real time, writing the SDP it sends by (`-sdp_file`).
+- `UdpRelay`: forwards datagrams from its own ports to the receiver's, dropping a share of them and
+  swapping neighbours, as a lossy network would; counts what it forwarded and dropped.
+- `blast_garbage`: random datagrams, RTP-looking packets of strangers and RTCP-looking noise.
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from helpers import hex_colour
+
+VIDEO_ENCODERS = {
+    "h264": ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-bf", "0", "-pix_fmt", "yuv420p"],
+    "vp8": ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "400k", "-pix_fmt", "yuv420p"],
+}
+VIDEO_PAYLOAD_TYPES = {"h264": 96, "vp8": 97}
+OPUS_PAYLOAD_TYPE = 111
+
+
+_handed_out: set[int] = set()
+
+
+def free_udp_pair() -> int:
+    """An even UDP port whose odd neighbour (RTCP) is free too, never the same one twice."""
+    for _ in range(200):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        port -= port % 2
+        if port < 1024 or port + 1 > 65535 or port in _handed_out:
+            continue
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as a, \
+                    socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as b:
+                a.bind(("0.0.0.0", port))
+                b.bind(("0.0.0.0", port + 1))
+            _handed_out.add(port)
+            return port
+        except OSError:
+            continue
+    raise AssertionError("no free UDP port pair")
+
+
+class RtpSender:
+    """`ffmpeg -re` sending colour `rgb` (video) and a `tone` Hz sine (Opus) as RTP."""
+
+    def __init__(self, root: Path, video_port: int | None, audio_port: int | None, rgb, tone: float,
+                 vcodec: str = "h264", gop: int = 15, size=(320, 240), name: str = "sender"):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.sdp_path = self.root / f"{name}.sdp"
+        self.log = self.root / f"{name}.log"
+        self.video_port, self.audio_port = video_port, audio_port
+        self.cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re",
+                    "-f", "lavfi", "-i", f"color=c={hex_colour(rgb).replace('#', '0x')}:s={size[0]}x{size[1]}:r=30",
+                    "-re", "-f", "lavfi", "-i", f"sine=frequency={tone}:sample_rate=48000"]
+        if video_port:
+            self.cmd += ["-map", "0:v", *VIDEO_ENCODERS[vcodec], "-g", str(gop), "-payload_type",
+                         str(VIDEO_PAYLOAD_TYPES[vcodec]), "-f", "rtp", f"rtp://127.0.0.1:{video_port}?pkt_size=1200"]
+        if audio_port:
+            self.cmd += ["-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-payload_type", str(OPUS_PAYLOAD_TYPE),
+                         "-f", "rtp", f"rtp://127.0.0.1:{audio_port}"]
+        self.cmd += ["-sdp_file", str(self.sdp_path)]
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "RtpSender":
+        if self.sdp_path.exists():
+            self.sdp_path.unlink()
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=open(self.log, "ab"))
+        return self
+
+    def sdp(self, timeout: float = 10) -> str:
+        """The SDP ffmpeg wrote (it does so once its outputs are open)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.sdp_path.exists():
+                text = self.sdp_path.read_text()
+                if text.count("m=") >= (1 if self.video_port else 0) + (1 if self.audio_port else 0):
+                    return text
+            assert self.proc.poll() is None, f"RTP sender exited: {self.log.read_text()[-2000:]}"
+            time.sleep(0.05)
+        raise AssertionError(f"no SDP from the RTP sender within {timeout} s")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+class UdpRelay:
+    """Forwards UDP from `listen` ports to `target` ports on loopback, dropping `loss` of the
+    datagrams on the ports in `lossy` and delaying every `reorder_every`-th by one datagram."""
+
+    def __init__(self, routes: dict[int, int], lossy: set[int], loss: float, reorder_every: int = 0, seed: int = 7):
+        self.routes, self.lossy, self.loss, self.reorder_every = routes, lossy, loss, reorder_every
+        self.random = random.Random(seed)
+        self.forwarded = {p: 0 for p in routes}
+        self.dropped = {p: 0 for p in routes}
+        self.stopping = False
+        self.sockets = {}
+        for listen in routes:
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", listen))
+            s.settimeout(0.1)
+            self.sockets[listen] = s
+        self.out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._pump, args=(p,), daemon=True) for p in routes]
+        for t in self.threads:
+            t.start()
+
+    def _pump(self, listen: int):
+        sock, target = self.sockets[listen], ("127.0.0.1", self.routes[listen])
+        held = None
+        count = 0
+        while not self.stopping:
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            count += 1
+            with self.lock:
+                drop = listen in self.lossy and self.random.random() < self.loss
+            if drop:
+                self.dropped[listen] += 1
+                continue
+            if listen in self.lossy and self.reorder_every and count % self.reorder_every == 0 and held is None:
+                held = data          # sent after the next one: these two arrive swapped
+                continue
+            self.out.sendto(data, target)
+            self.forwarded[listen] += 1
+            if held is not None:
+                self.out.sendto(held, target)
+                self.forwarded[listen] += 1
+                held = None
+
+    def stop(self):
+        self.stopping = True
+        for t in self.threads:
+            t.join(2)
+        for s in self.sockets.values():
+            s.close()
+        self.out.close()
+
+
+def blast_garbage(ports: list[int], seconds: float, seed: int = 11) -> int:
+    """Random datagrams to `ports` for `seconds`: pure noise, RTP headers of unknown senders with
+    random payload types and sequence numbers, RTCP-like packets, truncated headers, bad padding and
+    extension lengths. Returns how many were sent."""
+    rnd = random.Random(seed)
+    out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sent = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for port in ports:
+            kind = rnd.randrange(6)
+            body = os.urandom(rnd.randrange(0, 1400))
+            if kind == 0:
+                data = body
+            elif kind == 1:   # version 2 RTP from a stranger
+                data = bytes([0x80, rnd.randrange(128)]) + os.urandom(10) + body
+            elif kind == 2:   # RTCP sender report look-alike with random contents
+                data = bytes([0x80, 200, 0, 6]) + os.urandom(24) + body[:40]
+            elif kind == 3:   # truncated header
+                data = bytes([0x80]) + body[:rnd.randrange(0, 11)]
+            elif kind == 4:   # padding count past the end
+                data = bytes([0xA0, 96]) + os.urandom(10) + body[:20] + bytes([255])
+            else:             # extension length past the end
+                data = bytes([0x90, 96]) + os.urandom(10) + bytes([0xBE, 0xDE, 0xFF, 0xFF]) + body[:16]
+            try:
+                out.sendto(data, ("127.0.0.1", port))
+                sent += 1
+            except OSError:
+                pass
+        if sent % 64 == 0:
+            time.sleep(0.001)
+    out.close()
+    return sent
