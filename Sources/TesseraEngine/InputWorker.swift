@@ -62,6 +62,10 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     func start() {
         let thread = Thread { [self] in
             if isLive { runLive() } else { runOffline() }
+            // What the input holds open (RTP ports, a connection) goes with its thread, not with
+            // this object, which the pipeline may keep a little longer.
+            initialSource = nil
+            lock.withLock { reader = nil }
             finished.signal()
         }
         thread.name = "tessera-input-\(input.id)"
