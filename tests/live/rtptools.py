@@ -24,7 +24,12 @@ VIDEO_ENCODERS = {
     "vp8": ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "400k", "-pix_fmt", "yuv420p"],
 }
 VIDEO_PAYLOAD_TYPES = {"h264": 96, "vp8": 97}
-OPUS_PAYLOAD_TYPE = 111
+AUDIO_ENCODERS = {
+    "opus": (["-c:a", "libopus", "-b:a", "64k"], 111),
+    "aac": (["-c:a", "aac", "-b:a", "96k", "-ar", "48000"], 100),
+    "pcmu": (["-c:a", "pcm_mulaw", "-ar", "8000", "-ac", "1"], 0),
+    "pcma": (["-c:a", "pcm_alaw", "-ar", "8000", "-ac", "1"], 8),
+}
 
 
 _handed_out: set[int] = set()
@@ -52,10 +57,10 @@ def free_udp_pair() -> int:
 
 
 class RtpSender:
-    """`ffmpeg -re` sending colour `rgb` (video) and a `tone` Hz sine (Opus) as RTP."""
+    """`ffmpeg -re` sending colour `rgb` (video) and a `tone` Hz sine (Opus, AAC, PCMU or PCMA) as RTP."""
 
     def __init__(self, root: Path, video_port: int | None, audio_port: int | None, rgb, tone: float,
-                 vcodec: str = "h264", gop: int = 15, size=(320, 240), name: str = "sender"):
+                 vcodec: str = "h264", gop: int = 15, size=(320, 240), name: str = "sender", acodec: str = "opus"):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.sdp_path = self.root / f"{name}.sdp"
@@ -68,7 +73,8 @@ class RtpSender:
             self.cmd += ["-map", "0:v", *VIDEO_ENCODERS[vcodec], "-g", str(gop), "-payload_type",
                          str(VIDEO_PAYLOAD_TYPES[vcodec]), "-f", "rtp", f"rtp://127.0.0.1:{video_port}?pkt_size=1200"]
         if audio_port:
-            self.cmd += ["-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-payload_type", str(OPUS_PAYLOAD_TYPE),
+            encoder, payload_type = AUDIO_ENCODERS[acodec]
+            self.cmd += ["-map", "1:a", *encoder, "-payload_type", str(payload_type),
                          "-f", "rtp", f"rtp://127.0.0.1:{audio_port}"]
         self.cmd += ["-sdp_file", str(self.sdp_path)]
         self.proc: subprocess.Popen | None = None

@@ -253,3 +253,24 @@ def test_busy_port_is_refused_and_starts_nothing(api, tessera_server, tmp_path):
         assert err["path"] == "inputs[0].rtp.sdp" and str(port) in err["message"], err
         assert "busy" not in json.dumps(api.get("/v1/tasks").json), "a refused task is listed"
         assert tessera_server.workers() == workers, "a worker was started for a refused task"
+
+
+@pytest.mark.parametrize("first,second", [("pcmu", "aac"), ("pcma", "opus")])
+def test_voice_room_of_rtp_audio_codecs(api, tessera_server, senders, tmp_path, first, second):
+    a = RtpSender(tmp_path, None, free_udp_pair(), RED, 440, acodec=first, name="a").start()
+    b = RtpSender(tmp_path, None, free_udp_pair(), RED, 1000, acodec=second, name="b").start()
+    senders += [a, b]
+    task_id = f"voice-{first}-{second}"
+    st = api.create({"taskId": task_id, "inputs": [{"id": "a", "rtp": {"sdp": a.sdp()}}, {"id": "b", "rtp": {"sdp": b.sdp()}}],
+                     "encoder": {"audio": {"sampleRate": 48000, "channels": 2}}, "outputs": [{"url": f"{task_id}.flv"}]})
+    for who in ("a", "b"):
+        assert wait_input_state(api, task_id, who, "live", 10) is not None, api.status(task_id)
+    time.sleep(4)
+    st = api.status(task_id)
+    assert api.delete(f"/v1/tasks/{task_id}").status == 200
+    out = tessera_server.out / f"{task_id}.flv"
+    pcm = decode_audio(out, 48000, 2)
+    assert len(pcm) > 48000 * 3, f"{len(pcm) / 48000:.1f} s of audio"
+    pcm = pcm[-48000 * 3:]
+    a440, a1000 = tone_amplitude(pcm, 48000, 440), tone_amplitude(pcm, 48000, 1000)
+    assert a440 > 0.03 and a1000 > 0.03, f"{first} 440 Hz {a440:.3f}, {second} 1000 Hz {a1000:.3f}: {st['inputs']}"
