@@ -1,9 +1,12 @@
 import Foundation
 import Logging
+import TesseraCore
+import TesseraEngine
 
 /// The settings of `tessera serve`, resolved once at the edge: a flag wins over its environment
-/// variable, which wins over the default. Values from the environment are checked as strictly as
-/// flags, and an error names the variable.
+/// variable, which wins over the config file (`--config`, `TESSERA_CONFIG`), which wins over the
+/// default. Every layer is checked as strictly as the others, and an error names the flag,
+/// variable or file key that holds the bad value.
 public struct ServeSettings: Sendable, Equatable {
     public var server: ServerConfiguration
     /// Absolute directory that relative input and image paths resolve against.
@@ -11,124 +14,137 @@ public struct ServeSettings: Sendable, Equatable {
     /// Absolute directory that relative output paths resolve against.
     public var outputDirectory: String
     public var maxTasks: Int
-    public var logLevel: Logger.Level
+    public var maxInputs: Int
+    public var maxRegions: Int
+    public var maxOutputs: Int
+    /// The longest a task may run; nil for no limit.
+    public var maxDurationSeconds: Double?
+    public var maxWorkerRestarts: Int
+    public var workerHangSeconds: Double
     /// Seconds a live output keeps reconnecting before it is `failed`.
     public var outputGiveUpSeconds: Double
+    public var rtpPortRange: ClosedRange<Int>
+    /// The address written into the SDPs of allocated RTP ports.
+    public var rtpAnnounceAddress: String
+    public var webhookSecret: String?
+    /// Deny-list entries as given (each already checked to parse).
+    public var deniedHosts: [String]
+    public var logLevel: Logger.Level
+    /// The config file read, if any (for the start-up log line).
+    public var configFile: String?
 
-    public static let defaultMaxTasks = 16
+    public enum Defaults {
+        public static let maxTasks = 16
+        public static let maxInputs = 32
+        public static let maxRegions = 64
+        /// SPEC §1: at most 10 outputs; the setting may only lower it.
+        public static let maxOutputs = 10
+        public static let maxWorkerRestarts = 2
+    }
 
-    /// What the command line gave; nil where the flag was absent.
+    public static let defaultMaxTasks = Defaults.maxTasks
+
+    /// What the command line gave, as typed (nil where a flag was absent); values are parsed and
+    /// checked here, with the same rules as the environment and the config file.
     public struct Flags: Sendable {
-        public var host: String?
-        public var port: Int?
-        public var mediaRoot: String?
-        public var outputDirectory: String?
-        public var apiToken: String?
-        public var maxTasks: Int?
-        public var maxBodyBytes: Int?
-        public var shutdownSeconds: Double?
-        public var logLevel: String?
-        public var outputGiveUpSeconds: Double?
+        public var values: [ServeSetting: String]
+        /// `--config FILE`.
+        public var config: String?
 
-        public init(host: String? = nil, port: Int? = nil, mediaRoot: String? = nil, outputDirectory: String? = nil,
-                    apiToken: String? = nil, maxTasks: Int? = nil, maxBodyBytes: Int? = nil,
-                    shutdownSeconds: Double? = nil, logLevel: String? = nil, outputGiveUpSeconds: Double? = nil) {
-            self.outputGiveUpSeconds = outputGiveUpSeconds
-            self.host = host; self.port = port; self.mediaRoot = mediaRoot; self.outputDirectory = outputDirectory
-            self.apiToken = apiToken; self.maxTasks = maxTasks; self.maxBodyBytes = maxBodyBytes
-            self.shutdownSeconds = shutdownSeconds; self.logLevel = logLevel
+        public init(_ values: [ServeSetting: String] = [:], config: String? = nil) {
+            self.values = values
+            self.config = config
         }
     }
 
-    /// The environment variable behind each flag.
-    public enum Variable: String, CaseIterable, Sendable {
-        case host = "TESSERA_HOST"
-        case port = "TESSERA_PORT"
-        case mediaRoot = "TESSERA_MEDIA_ROOT"
-        case outputDirectory = "TESSERA_OUTPUT_DIR"
-        case apiToken = "TESSERA_API_TOKEN"
-        case maxTasks = "TESSERA_MAX_TASKS"
-        case maxBodyBytes = "TESSERA_MAX_BODY_BYTES"
-        case shutdownSeconds = "TESSERA_SHUTDOWN_SECONDS"
-        case logLevel = "TESSERA_LOG_LEVEL"
-        case outputGiveUpSeconds = "TESSERA_OUTPUT_GIVE_UP_SECONDS"
-    }
+    /// The variable that names the config file when `--config` is absent.
+    public static let configVariable = "TESSERA_CONFIG"
 
     public struct Invalid: Error, CustomStringConvertible, Equatable {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// - Parameters:
     ///   - environment: the process environment (`ProcessInfo.processInfo.environment`).
-    ///   - workingDirectory: what relative directories resolve against, and the default media root.
-    public init(flags: Flags, environment: [String: String], workingDirectory: String) throws {
-        let reader = Reader(environment: environment)
-        let host = try reader.string(flags.host, .host) ?? "127.0.0.1"
-        let port = try reader.int(flags.port, .port, "--port", 0...65535) ?? 8080
-        let token = try reader.string(flags.apiToken, .apiToken)
-        let maxBodyBytes = try reader.int(flags.maxBodyBytes, .maxBodyBytes, "--max-body-bytes", 1...Int(Int32.max))
-            ?? ServerConfiguration.defaultMaxBodyBytes
-        let shutdownSeconds = try reader.double(flags.shutdownSeconds, .shutdownSeconds, "--shutdown-seconds", 0...3600) ?? 10
-        server = ServerConfiguration(host: host, port: port, apiToken: token, maxBodyBytes: maxBodyBytes,
-                                     shutdownSeconds: shutdownSeconds)
-        maxTasks = try reader.int(flags.maxTasks, .maxTasks, "--max-tasks", 1...100_000) ?? Self.defaultMaxTasks
-        outputGiveUpSeconds = try reader.double(flags.outputGiveUpSeconds, .outputGiveUpSeconds,
-                                                "--output-give-up-seconds", 1...86_400) ?? 60
-
-        let base = URL(fileURLWithPath: workingDirectory, isDirectory: true)
-        func absolute(_ path: String) -> String {
-            URL(fileURLWithPath: path, isDirectory: true, relativeTo: base).standardizedFileURL.path
+    ///   - workingDirectory: what relative paths from flags and variables resolve against, and
+    ///     the default media root. Relative paths in the config file resolve against its directory.
+    public init(flags: Flags, environment: [String: String], workingDirectory: String) throws(Invalid) {
+        var configPath = flags.config
+        if configPath == nil, let variable = environment[Self.configVariable], !variable.isEmpty { configPath = variable }
+        let file = try configPath.map { path throws(Invalid) in
+            try ServeConfigFile(path: path, workingDirectory: workingDirectory)
         }
-        mediaRoot = absolute(try reader.string(flags.mediaRoot, .mediaRoot) ?? workingDirectory)
-        outputDirectory = try reader.string(flags.outputDirectory, .outputDirectory).map(absolute) ?? mediaRoot
+        configFile = configPath
+        let sources = SettingSources(flags: flags.values, environment: environment, file: file,
+                                     workingDirectory: workingDirectory)
 
-        let level = try reader.string(flags.logLevel, .logLevel) ?? "info"
+        let host = try sources.string(.host) ?? "127.0.0.1"
+        server = ServerConfiguration(
+            host: host,
+            port: try sources.int(.port, 0...65535) ?? 8080,
+            apiToken: try sources.secret(.apiToken, file: .apiTokenFile),
+            maxBodyBytes: try sources.int(.maxBodyBytes, 1...Int(Int32.max)) ?? ServerConfiguration.defaultMaxBodyBytes,
+            shutdownSeconds: try sources.double(.shutdownSeconds, 0...3600) ?? 10)
+        mediaRoot = try sources.path(.mediaRoot) ?? SettingSources.absolute(workingDirectory, base: "/")
+        outputDirectory = try sources.path(.outputDir) ?? mediaRoot
+
+        maxTasks = try sources.int(.maxTasks, 1...100_000) ?? Defaults.maxTasks
+        maxInputs = try sources.int(.maxInputs, 1...1024) ?? Defaults.maxInputs
+        maxRegions = try sources.int(.maxRegions, 1...4096) ?? Defaults.maxRegions
+        maxOutputs = try sources.int(.maxOutputs, 1...Defaults.maxOutputs) ?? Defaults.maxOutputs
+        maxDurationSeconds = try sources.double(.maxDurationSeconds, 1...31_622_400)
+        maxWorkerRestarts = try sources.int(.maxWorkerRestarts, 0...1000) ?? Defaults.maxWorkerRestarts
+        workerHangSeconds = try sources.double(.workerHangSeconds, 1...3600) ?? 15
+        outputGiveUpSeconds = try sources.double(.outputGiveUpSeconds, 1...86_400) ?? 60
+
+        rtpPortRange = 20000...20999
+        if let found = sources.find(.rtpPorts), let text = try sources.string(.rtpPorts) {
+            switch RTPPortRangeSetting.parse(text) {
+            case .success(let range): rtpPortRange = range
+            case .failure(let error): throw sources.invalid(found, error.message)
+            }
+        }
+        rtpAnnounceAddress = try sources.string(.rtpAddress) ?? Self.defaultAnnounceAddress(host: host)
+        webhookSecret = try sources.secret(.webhookSecret, file: .webhookSecretFile)
+
+        deniedHosts = try sources.list(.denyHosts) ?? []
+        do {
+            _ = try HostDenyList(deniedHosts)
+        } catch {
+            throw sources.invalid(sources.find(.denyHosts)!, error.description)
+        }
+
+        let level = try sources.string(.logLevel) ?? "info"
         guard let logLevel = Logger.Level(rawValue: level.lowercased()) else {
             let choices = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-            throw Invalid(description: "\(flags.logLevel != nil ? "--log-level" : Variable.logLevel.rawValue): "
-                                       + "expected one of \(choices), got \"\(level)\"")
+            throw sources.invalid(sources.find(.logLevel)!, "expected one of \(choices), got \"\(level)\"")
         }
         self.logLevel = logLevel
     }
 
-    /// Reads a value from its flag, else its variable; an empty variable counts as unset.
-    private struct Reader {
-        let environment: [String: String]
+    /// Where an SFU is told to send RTP when no `--rtp-address` is given: the listening address,
+    /// unless that is a wildcard, which no sender can reach; loopback is then the one address
+    /// sure to lead here, and a real deployment sets `--rtp-address`.
+    static func defaultAnnounceAddress(host: String) -> String {
+        let wildcards: Set<String> = ["0.0.0.0", "::", "[::]", ""]
+        return wildcards.contains(host) ? "127.0.0.1" : host
+    }
 
-        func string(_ flag: String?, _ variable: Variable) throws -> String? {
-            if let flag { return flag }
-            guard let value = environment[variable.rawValue], !value.isEmpty else { return nil }
-            return value
-        }
-
-        func int(_ flag: Int?, _ variable: Variable, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
-            try number(flag, variable, name, range, kind: "an integer")
-        }
-
-        func double(_ flag: Double?, _ variable: Variable, _ name: String, _ range: ClosedRange<Double>) throws -> Double? {
-            try number(flag, variable, name, range, kind: "a number")
-        }
-
-        /// A flag as given, else its variable parsed; either checked against `range`.
-        private func number<Value: LosslessStringConvertible & Comparable>(
-            _ flag: Value?, _ variable: Variable, _ name: String, _ range: ClosedRange<Value>, kind: String
-        ) throws -> Value? {
-            let value: Value
-            if let flag {
-                value = flag
-            } else if let text = try string(nil, variable) {
-                guard let parsed = Value(text.trimmingCharacters(in: .whitespaces)) else {
-                    throw Invalid(description: "\(variable.rawValue): expected \(kind), got \"\(text)\"")
-                }
-                value = parsed
-            } else {
-                return nil
-            }
-            guard range.contains(value) else {
-                throw Invalid(description: "\(flag != nil ? name : variable.rawValue): must be from "
-                                           + "\(range.lowerBound) to \(range.upperBound), got \(value)")
-            }
-            return value
-        }
+    /// The registry's configuration from these settings.
+    public func registryConfiguration(workerExecutable: String) -> RegistryConfiguration {
+        var configuration = RegistryConfiguration(
+            mediaRoot: mediaRoot, outputDirectory: outputDirectory, maxTasks: maxTasks,
+            workerExecutable: workerExecutable, logLevel: logLevel.rawValue,
+            maxWorkerRestarts: maxWorkerRestarts, workerHangSeconds: workerHangSeconds,
+            outputGiveUpSeconds: outputGiveUpSeconds, rtpPortRange: rtpPortRange,
+            rtpAnnounceAddress: rtpAnnounceAddress)
+        configuration.maxInputs = maxInputs
+        configuration.maxRegions = maxRegions
+        configuration.maxOutputs = maxOutputs
+        configuration.maxTaskDurationSeconds = maxDurationSeconds
+        configuration.deniedHosts = deniedHosts
+        configuration.webhookSecret = webhookSecret
+        return configuration
     }
 }

@@ -10,49 +10,70 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Run the live service: the JSON HTTP API that starts, updates and stops mixing tasks.",
         discussion: """
-            Each option can also come from the environment variable named in its help; a flag wins over \
-            the variable, the variable over the default. Prefer TESSERA_API_TOKEN to --api-token: \
-            command lines are visible to other users of the machine.
+            Every setting can come from a flag, an environment variable or a JSON config file \
+            (--config FILE or TESSERA_CONFIG: an object whose keys are the setting names below, e.g. \
+            {"port": 8080, "rtpPorts": "20000-20999", "maxInputs": 16}); a flag wins over the \
+            variable, the variable over the file, the file over the default. Relative paths in the \
+            file resolve against the file's directory. Prefer TESSERA_API_TOKEN or --api-token-file \
+            to --api-token: command lines are visible to other users of the machine.
 
             SIGTERM or SIGINT shuts down gracefully: new tasks are refused (503), running tasks end \
             properly within --shutdown-seconds, then the server stops and the process exits 0.
             """
     )
 
-    @Option(help: "Address to listen on (env TESSERA_HOST) [default: 127.0.0.1; 0.0.0.0 for every interface].")
-    var host: String?
-    @Option(help: "Port to listen on (env TESSERA_PORT) [default: 8080].")
-    var port: Int?
-    @Option(help: "Directory relative input and image paths resolve against, and that file inputs must stay under (env TESSERA_MEDIA_ROOT) [default: working directory].")
-    var mediaRoot: String?
-    @Option(name: .customLong("output-dir"),
-            help: "Directory relative output paths resolve against, and that file outputs must stay under (env TESSERA_OUTPUT_DIR) [default: the media root].")
-    var outputDirectory: String?
-    @Option(help: "Bearer token every route but /healthz then requires (env TESSERA_API_TOKEN) [default: none, the API is open].")
-    var apiToken: String?
-    @Option(help: "Most tasks running at once; more is 429 (env TESSERA_MAX_TASKS) [default: 16].")
-    var maxTasks: Int?
-    @Option(help: "Largest request body in bytes; larger is 413 (env TESSERA_MAX_BODY_BYTES) [default: 1048576].")
-    var maxBodyBytes: Int?
-    @Option(help: "Seconds a graceful shutdown gives running tasks to end (env TESSERA_SHUTDOWN_SECONDS) [default: 10].")
-    var shutdownSeconds: Double?
-    @Option(help: "trace, debug, info, notice, warning, error or critical (env TESSERA_LOG_LEVEL) [default: info].")
-    var logLevel: String?
-    @Option(help: "Seconds a dropped output keeps reconnecting before it is failed; the task goes on for the others (env TESSERA_OUTPUT_GIVE_UP_SECONDS) [default: 60].")
-    var outputGiveUpSeconds: Double?
+    @Option(help: ArgumentHelp("JSON config file, the lowest layer under flags and environment (env \(ServeSettings.configVariable)) [default: none].",
+                               valueName: "file"))
+    var config: String?
+    @Option(help: help(.host, "address")) var host: String?
+    @Option(help: help(.port, "port")) var port: String?
+    @Option(help: help(.mediaRoot, "dir")) var mediaRoot: String?
+    @Option(name: .customLong("output-dir"), help: help(.outputDir, "dir")) var outputDirectory: String?
+    @Option(help: help(.rtpPorts, "first-last")) var rtpPorts: String?
+    @Option(help: help(.rtpAddress, "address")) var rtpAddress: String?
+    @Option(help: help(.apiToken, "token")) var apiToken: String?
+    @Option(help: help(.apiTokenFile, "file")) var apiTokenFile: String?
+    @Option(help: help(.maxTasks, "n")) var maxTasks: String?
+    @Option(help: help(.maxInputs, "n")) var maxInputs: String?
+    @Option(help: help(.maxRegions, "n")) var maxRegions: String?
+    @Option(help: help(.maxOutputs, "n")) var maxOutputs: String?
+    @Option(help: help(.maxBodyBytes, "bytes")) var maxBodyBytes: String?
+    @Option(help: help(.maxDurationSeconds, "seconds")) var maxDurationSeconds: String?
+    @Option(help: help(.maxWorkerRestarts, "n")) var maxWorkerRestarts: String?
+    @Option(help: help(.workerHangSeconds, "seconds")) var workerHangSeconds: String?
+    @Option(help: help(.outputGiveUpSeconds, "seconds")) var outputGiveUpSeconds: String?
+    @Option(help: help(.webhookSecret, "secret")) var webhookSecret: String?
+    @Option(help: help(.webhookSecretFile, "file")) var webhookSecretFile: String?
+    @Option(help: help(.denyHosts, "list")) var denyHosts: String?
+    @Option(help: help(.shutdownSeconds, "seconds")) var shutdownSeconds: String?
+    @Option(help: help(.logLevel, "level")) var logLevel: String?
+
+    private static func help(_ setting: ServeSetting, _ valueName: String) -> ArgumentHelp {
+        ArgumentHelp(setting.help, valueName: valueName)
+    }
+
+    /// The flags given, by setting; values are parsed by `ServeSettings`, like the environment's.
+    private var flagValues: [ServeSetting: String] {
+        let all: [ServeSetting: String?] = [
+            .host: host, .port: port, .mediaRoot: mediaRoot, .outputDir: outputDirectory, .rtpPorts: rtpPorts,
+            .rtpAddress: rtpAddress, .apiToken: apiToken, .apiTokenFile: apiTokenFile, .maxTasks: maxTasks,
+            .maxInputs: maxInputs, .maxRegions: maxRegions, .maxOutputs: maxOutputs, .maxBodyBytes: maxBodyBytes,
+            .maxDurationSeconds: maxDurationSeconds, .maxWorkerRestarts: maxWorkerRestarts,
+            .workerHangSeconds: workerHangSeconds, .outputGiveUpSeconds: outputGiveUpSeconds,
+            .webhookSecret: webhookSecret, .webhookSecretFile: webhookSecretFile, .denyHosts: denyHosts,
+            .shutdownSeconds: shutdownSeconds, .logLevel: logLevel,
+        ]
+        return all.compactMapValues { $0 }
+    }
 
     func run() throws {
         let settings: ServeSettings
         do {
-            settings = try ServeSettings(
-                flags: .init(host: host, port: port, mediaRoot: mediaRoot, outputDirectory: outputDirectory,
-                             apiToken: apiToken, maxTasks: maxTasks, maxBodyBytes: maxBodyBytes,
-                             shutdownSeconds: shutdownSeconds, logLevel: logLevel,
-                             outputGiveUpSeconds: outputGiveUpSeconds),
-                environment: ProcessInfo.processInfo.environment,
-                workingDirectory: FileManager.default.currentDirectoryPath)
-        } catch let invalid as ServeSettings.Invalid {
-            throw ValidationError(invalid.description)
+            settings = try ServeSettings(flags: .init(flagValues, config: config),
+                                         environment: ProcessInfo.processInfo.environment,
+                                         workingDirectory: FileManager.default.currentDirectoryPath)
+        } catch {
+            throw ValidationError(error.description)
         }
         try Self.prepareDirectories(settings)
 
@@ -63,16 +84,13 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "tessera")
-        let registry = TaskRegistry(configuration: RegistryConfiguration(
-            mediaRoot: settings.mediaRoot,
-            outputDirectory: settings.outputDirectory,
-            maxTasks: settings.maxTasks,
-            workerExecutable: Self.executablePath(),
-            logLevel: level.rawValue,
-            outputGiveUpSeconds: settings.outputGiveUpSeconds))
+        let registry = TaskRegistry(configuration: settings.registryConfiguration(workerExecutable: Self.executablePath()))
         logger.info("tessera serve", metadata: [
             "media_root": .string(settings.mediaRoot), "output_dir": .string(settings.outputDirectory),
             "max_tasks": .stringConvertible(settings.maxTasks), "auth": .string(settings.server.apiToken == nil ? "off" : "bearer"),
+            "rtp_ports": .string("\(settings.rtpPortRange.lowerBound)-\(settings.rtpPortRange.upperBound)"),
+            "deny_hosts": .stringConvertible(settings.deniedHosts.count),
+            "config": .string(settings.configFile ?? "none"),
         ])
         do {
             try AsyncBridge.run {

@@ -298,14 +298,15 @@ class Client:
 
 
 def raw_request(host: str, port: int, method: str, path: str, body: bytes, wait_early: float = 1.0,
-                timeout: float = 30) -> Response:
+                timeout: float = 30, headers: dict | None = None) -> Response:
     """A request over a raw socket the way curl sends a large body: headers with
     `Expect: 100-continue`, then up to `wait_early` s for an early answer (a 413 refused on the
     declared Content-Length), else the body. A server that answers and closes before reading the
     body is read correctly (http.client may lose such an answer to a connection reset)."""
     sock = socket.create_connection((host, port), timeout=timeout)
     try:
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n{extra}"
                 f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n").encode()
         sock.sendall(head)
         data = b""

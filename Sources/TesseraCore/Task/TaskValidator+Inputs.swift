@@ -59,10 +59,7 @@ extension ValidationContext {
             issues.add(path, "scheme \"\(scheme):\" is not allowed; use a file path, file:, rtmp:, rtmps:, http:, https: or srt:")
             return nil
         case .success(.network):
-            guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
-                issues.add(path, "not a valid URL (scheme://host/...)")
-                return nil
-            }
+            guard allowedHost(of: url, at: path) != nil else { return nil }
             return .network(url: url)
         case .success(.file(let given)):
             return resolveExistingFile(given, asWritten: url, at: path).map { .file(path: $0) }
@@ -118,6 +115,10 @@ extension ValidationContext {
         case .success(let resolved):
             guard options.fileExists(resolved) else {
                 issues.add(path, "file not found: \(asWritten)")
+                return nil
+            }
+            if let refusal = options.inspectFile(resolved) {
+                issues.add(path, "\(asWritten) \(refusal)")
                 return nil
             }
             return resolved

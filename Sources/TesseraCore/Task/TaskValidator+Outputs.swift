@@ -52,10 +52,7 @@ extension ValidationContext {
         }
         switch location {
         case .network(let scheme) where ["rtmp", "rtmps", "srt"].contains(scheme):
-            guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
-                issues.add(path, "not a valid URL (scheme://host/...)")
-                return nil
-            }
+            guard allowedHost(of: url, at: path) != nil else { return nil }
             return scheme == "srt" ? .srt : .rtmp
         case .network(let scheme), .refused(let scheme):
             issues.add(path, "scheme \"\(scheme):\" is not an output; use rtmp:, rtmps:, srt: or a file path")

@@ -23,6 +23,13 @@ public struct ValidationOptions: Sendable {
     public var maxOutputs: Int
     /// The layout templates `layout.template` names.
     public var templates: TemplateLibrary
+    /// Hosts network inputs and outputs may not name or resolve to (`--deny-hosts`).
+    public var deniedHosts: HostDenyList
+    /// The addresses a host name leads to, for the deny-list. Injected so tests need no DNS.
+    public var resolveHost: @Sendable (String) -> [[UInt8]]?
+    /// Why a local file may not be opened as media, or nil (a playlist that would reach other
+    /// files, say). Injected so tests need no real media.
+    public var inspectFile: @Sendable (String) -> String?
 
     public init(
         mediaRoot: String = FileManager.default.currentDirectoryPath,
@@ -34,7 +41,10 @@ public struct ValidationOptions: Sendable {
         maxInputs: Int = 32,
         maxRegions: Int = 64,
         maxOutputs: Int = 10,
-        templates: TemplateLibrary = .bundled
+        templates: TemplateLibrary = .bundled,
+        deniedHosts: HostDenyList = HostDenyList(),
+        resolveHost: @escaping @Sendable (String) -> [[UInt8]]? = HostResolver.addresses(of:),
+        inspectFile: @escaping @Sendable (String) -> String? = LocalMediaSniffer.refusal(atPath:)
     ) {
         self.mediaRoot = TaskPathResolver.absolute(mediaRoot)
         self.outputDirectory = TaskPathResolver.absolute(outputDirectory ?? mediaRoot)
@@ -46,6 +56,9 @@ public struct ValidationOptions: Sendable {
         self.maxRegions = maxRegions
         self.maxOutputs = maxOutputs
         self.templates = templates
+        self.deniedHosts = deniedHosts
+        self.resolveHost = resolveHost
+        self.inspectFile = inspectFile
     }
 
     /// `tessera mix`: paths relative to `directory` (default the working directory), pace `asap`,

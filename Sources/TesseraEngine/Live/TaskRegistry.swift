@@ -21,7 +21,14 @@ public actor TaskRegistry: TaskService {
     }
 
     private var validationOptions: ValidationOptions {
-        ValidationOptions.serve(mediaRoot: configuration.mediaRoot, outputDirectory: configuration.outputDirectory)
+        var options = ValidationOptions.serve(mediaRoot: configuration.mediaRoot, outputDirectory: configuration.outputDirectory)
+        options.maxInputs = configuration.maxInputs
+        options.maxRegions = configuration.maxRegions
+        options.maxOutputs = configuration.maxOutputs
+        // The settings checked every entry at start-up; should one still not parse, deny every
+        // network host rather than none.
+        options.deniedHosts = (try? HostDenyList(configuration.deniedHosts)) ?? HostDenyList.everything
+        return options
     }
 
     // MARK: TaskService
@@ -33,8 +40,18 @@ public actor TaskRegistry: TaskService {
         }
         // Fix the generated id into the document, so a restarted worker or an update keeps it.
         if fields["taskId"] == nil { fields["taskId"] = .string(TaskValidator.generateTaskId()) }
+        // A task that names no end gets the server's longest (`--max-duration-seconds`), written
+        // into the document so a restarted worker keeps it; one that asks for more is refused.
+        let durationLimit = configuration.maxTaskDurationSeconds
+        if let durationLimit, fields["maxDurationSeconds"] == nil || fields["maxDurationSeconds"] == .null {
+            fields["maxDurationSeconds"] = .number(durationLimit)
+        }
         let document = JSONValue.object(fields)
         let resolved = try validate(document, code: "InvalidTask")
+        if let durationLimit, let asked = resolved.maxDurationSeconds, asked > durationLimit {
+            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "maxDurationSeconds \(asked) is over the server's "
+                               + "maximum task duration of \(durationLimit) s", path: "maxDurationSeconds")
+        }
         if resolved.mode == .relay { try checkRelayCodecs(resolved) }
         if let existing = tasks[resolved.taskId], !existing.isFinal { throw ServiceError.taskExists(resolved.taskId) }
         let active = tasks.values.filter { !$0.isFinal }.count

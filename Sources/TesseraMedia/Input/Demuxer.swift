@@ -11,7 +11,9 @@ final class Demuxer {
     var readTimeoutSeconds: Double?
 
     /// Opens and probes `url`. `protocols` is FFmpeg's protocol whitelist for this open: only these
-    /// may be reached, whatever the URL or a playlist inside it says.
+    /// may be reached, whatever the URL or a playlist inside it says (an HTTP redirect to `file:`
+    /// included). An open that allows `file` also gets a format whitelist without the playlist
+    /// demuxers (`LocalFileFormats`).
     init(url: String, protocols: String, format: String? = nil, options: [String: String] = [:],
          interrupt: InterruptFlag, openTimeoutSeconds: Double? = 15) throws {
         self.interrupt = interrupt
@@ -19,6 +21,9 @@ final class Demuxer {
         context.pointee.interrupt_callback = interrupt.callback
         var allOptions = options
         allOptions["protocol_whitelist"] = protocols
+        if LocalFileFormats.applies(toProtocols: protocols) {
+            allOptions["format_whitelist"] = LocalFileFormats.whitelist
+        }
         let dictionary = OptionDictionary(allOptions)
         let inputFormat = format.flatMap { av_find_input_format($0) }
         interrupt.setDeadline(secondsFromNow: openTimeoutSeconds)

@@ -1,0 +1,63 @@
+/// What each setting means and its default, in one table that `tessera serve --help` prints and
+/// the tests check against the README.
+extension ServeSetting {
+    /// One sentence on what the setting does.
+    public var summary: String {
+        switch self {
+        case .host: return "Address to listen on; 0.0.0.0 for every interface."
+        case .port: return "Port to listen on."
+        case .mediaRoot: return "Directory relative input and image paths resolve against; file inputs must stay under it."
+        case .outputDir: return "Directory relative output paths resolve against; file outputs must stay under it."
+        case .rtpPorts: return "UDP ports for rtp.allocate inputs, as FIRST-LAST (even FIRST, 1024–65535, at least 2 ports)."
+        case .rtpAddress: return "Address written into the SDPs of allocated RTP ports: where an SFU sends its RTP."
+        case .apiToken: return "Bearer token every route but /healthz then requires. Prefer the environment or a file: command lines are visible to other users."
+        case .apiTokenFile: return "File holding the API token (trailing newline ignored), e.g. a container secret."
+        case .maxTasks: return "Most tasks running at once; more is 429 with Retry-After."
+        case .maxInputs: return "Most inputs one task may have; more is 400."
+        case .maxRegions: return "Most layout regions one task may have; more is 400."
+        case .maxOutputs: return "Most outputs one task may have (1–10); more is 400."
+        case .maxBodyBytes: return "Largest request body in bytes; larger is 413."
+        case .maxDurationSeconds: return "Longest a task may run: a larger maxDurationSeconds is 400, and a task without one stops there."
+        case .maxWorkerRestarts: return "Times a crashed or hung worker is restarted before its task is failed."
+        case .workerHangSeconds: return "Seconds a worker may report nothing before it is taken as hung and restarted."
+        case .outputGiveUpSeconds: return "Seconds a dropped output keeps reconnecting before it is failed; the task goes on for the others."
+        case .webhookSecret: return "Key of the HMAC-SHA256 signature on webhook bodies."
+        case .webhookSecretFile: return "File holding the webhook secret (trailing newline ignored)."
+        case .denyHosts: return "Comma-separated hosts and CIDR blocks input and output URLs may not name or resolve to (e.g. 169.254.0.0/16,metadata.internal)."
+        case .shutdownSeconds: return "Seconds a graceful shutdown (SIGTERM) gives running tasks to end."
+        case .logLevel: return "trace, debug, info, notice, warning, error or critical."
+        }
+    }
+
+    /// The default as a user reads it.
+    public var defaultDescription: String {
+        switch self {
+        case .host: return "127.0.0.1"
+        case .port: return "8080"
+        case .mediaRoot: return "the working directory"
+        case .outputDir: return "the media root"
+        case .rtpPorts: return "20000-20999"
+        case .rtpAddress: return "the host, or 127.0.0.1 when the host is 0.0.0.0 or ::"
+        case .apiToken, .apiTokenFile: return "none: the API is open"
+        case .maxTasks: return String(ServeSettings.Defaults.maxTasks)
+        case .maxInputs: return String(ServeSettings.Defaults.maxInputs)
+        case .maxRegions: return String(ServeSettings.Defaults.maxRegions)
+        case .maxOutputs: return String(ServeSettings.Defaults.maxOutputs)
+        case .maxBodyBytes: return String(ServerConfiguration.defaultMaxBodyBytes)
+        case .maxDurationSeconds: return "none"
+        case .maxWorkerRestarts: return String(ServeSettings.Defaults.maxWorkerRestarts)
+        case .workerHangSeconds: return "15"
+        case .outputGiveUpSeconds: return "60"
+        case .webhookSecret, .webhookSecretFile: return "none: webhooks are sent unsigned"
+        case .denyHosts: return "none: every host is allowed"
+        case .shutdownSeconds: return "10"
+        case .logLevel: return "info"
+        }
+    }
+
+    /// The `--help` text: what it does, where else it can come from, and its default.
+    public var help: String {
+        let sentence = summary.hasSuffix(".") ? String(summary.dropLast()) : summary
+        return "\(sentence) (env \(environmentVariable), config key \(key)) [default: \(defaultDescription)]"
+    }
+}
