@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from helpers import BLUE, GREEN, RED, decode_audio, hex_colour, tone_amplitude
+from helpers import BLUE, GREEN, RED, decode_audio, decode_video, hex_colour, tone_amplitude
 from livetools import (FPS, H, LEFT_PT, RIGHT_PT, TOL, W, StreamReader, colour_mismatch, decode_png_rgb,
                        read_packets, timestamp_problems, wait_until)
 from rtptools import RtpSender, UdpRelay, blast_garbage, free_udp_pair
@@ -274,3 +274,40 @@ def test_voice_room_of_rtp_audio_codecs(api, tessera_server, senders, tmp_path, 
     pcm = pcm[-48000 * 3:]
     a440, a1000 = tone_amplitude(pcm, 48000, 440), tone_amplitude(pcm, 48000, 1000)
     assert a440 > 0.03 and a1000 > 0.03, f"{first} 440 Hz {a440:.3f}, {second} 1000 Hz {a1000:.3f}: {st['inputs']}"
+
+
+# White picture and a 1 kHz beep together for the first half of every second, black and silence
+# for the second half: the onsets in the mix show how far picture and sound of one sender drift.
+FLASH = r"nullsrc=s=320x240:r=30,geq=lum='if(lt(mod(T\,1)\,0.5)\,235\,16)':cb=128:cr=128,format=yuv420p"
+BEEP = r"aevalsrc=exprs='if(lt(mod(t\,1)\,0.5)\,0.5*sin(2*PI*1000*t)\,0)':s=48000"
+
+
+def onsets(levels, threshold) -> list[int]:
+    return [i for i in range(1, len(levels)) if levels[i] > threshold >= levels[i - 1]]
+
+
+def test_lip_sync_of_one_participant(api, tessera_server, senders, tmp_path):
+    host = RtpSender(tmp_path, free_udp_pair(), free_udp_pair(), RED, 0, name="flash", gop=30,
+                     video_source=FLASH, audio_source=BEEP).start()
+    senders.append(host)
+    api.create(rtp_task("sync", [{"id": "host", "rtp": {"sdp": host.sdp()}}],
+                        lay={"regions": [{"input": "host", "x": 0, "y": 0, "width": W, "height": H}]}))
+    assert wait_input_state(api, "sync", "host", "live", 10) is not None
+    time.sleep(9)   # past ffmpeg's second RTCP sender report (every 5 s)
+    assert api.delete("/v1/tasks/sync").status == 200
+    out = tessera_server.out / "sync.flv"
+    packets = read_packets(out)
+    first_video = min(p.pts for p in packets if p.kind == "video")
+    first_audio = min(p.pts for p in packets if p.kind == "audio")
+    luma = [f.yuv_at(W // 2, H // 2)[0] for f in decode_video(out)]
+    video_on = [first_video + i / FPS for i in onsets(luma, 128)]
+    pcm = decode_audio(out, 48000, 1)[:, 0]
+    window = 240   # 5 ms
+    env = np.sqrt(np.mean(pcm[: len(pcm) // window * window].reshape(-1, window) ** 2, axis=1))
+    audio_on = [first_audio + i * window / 48000 for i in onsets(env, 0.1)]
+    assert len(video_on) >= 6 and len(audio_on) >= 6, f"flashes {video_on}, beeps {audio_on}"
+    offsets = [min(audio_on, key=lambda a: abs(a - v)) - v for v in video_on]
+    late = offsets[len(offsets) // 2:]   # after the sender reports came
+    worst = max(abs(o) for o in late)
+    assert worst <= 0.1, f"sound minus picture per flash (s): {[round(o, 3) for o in offsets]}"
+    print(f"\nlip sync: sound - picture per flash {[round(o * 1000) for o in offsets]} ms")
