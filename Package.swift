@@ -26,7 +26,11 @@ let package = Package(
             resources: [.copy("Resources/templates")]
         ),
         .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "TesseraCore"]),
-        .target(name: "TesseraEngine", dependencies: ["TesseraMedia", "TesseraCore"]),
+        .target(
+            name: "TesseraEngine",
+            // Metrics (the API only, no backend): webhook delivery counters reach `/metrics`.
+            dependencies: ["TesseraMedia", "TesseraCore", .product(name: "Metrics", package: "swift-metrics")]
+        ),
         .target(
             name: "TesseraServer",
             dependencies: [

@@ -43,7 +43,19 @@ components:
         callbackUrl:
           type: string
           format: uri
-          description: An http or https URL that receives a signed JSON POST on every state change.
+          maxLength: 2048
+          pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+'
+          description: >-
+            An http or https URL (with a host, at most 2048 characters) that receives a JSON POST,
+            a WebhookEvent, on every task, input and output state change (tessera serve only;
+            tessera mix ignores it). Fixed for the task's life: an update cannot change it. Headers
+            X-Tessera-Event, X-Tessera-Delivery (a UUID, the same on every retry of one event),
+            X-Tessera-Timestamp, X-Tessera-Attempt, and, when the server has a webhook secret,
+            X-Tessera-Signature = sha256= and the hex HMAC-SHA256 of the exact body bytes with that
+            secret. A 2xx answer delivers an event; connection errors, timeouts (5 s), 5xx and 429
+            are retried after 1, 2 and 4 s; other answers and redirects to another origin are not.
+            Events of one task are posted one at a time, in sequence order; at most 256 wait per
+            task, the oldest dropped beyond that (a gap in sequence shows it).
         inputs:
           type: array
           minItems: 1
@@ -65,8 +77,8 @@ components:
     TaskUpdate:
       type: object
       description: >-
-        The fields to change; each one present replaces that field whole. encoder and mode cannot
-        change, nor can a task switch between audio-only and audio-video.
+        The fields to change; each one present replaces that field whole. encoder, mode and
+        callbackUrl cannot change, nor can a task switch between audio-only and audio-video.
       additionalProperties: false
       properties:
         layout:
@@ -429,6 +441,72 @@ components:
           minimum: 0
         lastError:
           type: string
+    WebhookEvent:
+      type: object
+      description: >-
+        The body POSTed to a task's callbackUrl. Exactly one of task, input, output is present,
+        as event names. sequence counts from 1 per task and grows by one per event.
+      required: [event, taskId, sequence, timestamp, status]
+      properties:
+        event:
+          type: string
+          enum: [task.state, input.state, input.added, input.removed, output.state, output.added, output.removed]
+        taskId:
+          type: string
+        sequence:
+          type: integer
+          format: int64
+          minimum: 1
+        timestamp:
+          type: string
+          format: date-time
+          description: When the change was seen (UTC, milliseconds); X-Tessera-Timestamp repeats it.
+        task:
+          type: object
+          required: [state]
+          description: previousState is absent on the task's first event (starting).
+          properties:
+            state:
+              type: string
+              enum: [starting, running, stopping, stopped, failed]
+            previousState:
+              type: string
+              enum: [starting, running, stopping, stopped, failed]
+            reason:
+              type: string
+        input:
+          type: object
+          required: [id]
+          description: No previousState on input.added, no state on input.removed.
+          properties:
+            id:
+              type: string
+            state:
+              type: string
+              enum: [waiting, live, ended, failed]
+            previousState:
+              type: string
+              enum: [waiting, live, ended, failed]
+            lastError:
+              type: string
+        output:
+          type: object
+          required: [url]
+          description: No previousState on output.added, no state on output.removed.
+          properties:
+            url:
+              type: string
+              description: Redacted, as in the status.
+            state:
+              type: string
+              enum: [connecting, live, reconnecting, failed]
+            previousState:
+              type: string
+              enum: [connecting, live, reconnecting, failed]
+            lastError:
+              type: string
+        status:
+          $ref: '#/components/schemas/TaskStatus'
     Error:
       type: object
       required: [error]

@@ -21,6 +21,8 @@ struct ValidateCommand: ParsableCommand {
             let video = resolved.video.map { "\($0.width)x\($0.height)@\($0.fps)" } ?? "audio only"
             print("valid: task \(resolved.taskId), \(resolved.inputs.count) input(s), \(video), "
                   + "\(resolved.layout?.regions.count ?? 0) region(s), \(resolved.outputs.count) output(s)")
+            // The same document runs under both commands: say where the field does something.
+            if resolved.callbackUrl != nil { print("note: callbackUrl is posted to by tessera serve only; tessera mix ignores it") }
         case .failure(let failure):
             for issue in failure.issues { print("\(issue.path): \(issue.message)") }
             throw ExitCode(1)

@@ -115,11 +115,26 @@ struct ValidationContext {
         return seconds
     }
 
+    /// The longest `callbackUrl` accepted: what browsers and proxies reliably carry, and a bound on
+    /// what every webhook request repeats.
+    static let maxCallbackURLLength = 2048
+
+    /// `callbackUrl`: an absolute http or https URL with a host. It is fixed for the task's life
+    /// (an update cannot change it) and only `tessera serve` posts to it.
     private mutating func resolveCallback(_ url: String?) -> String? {
         guard let url else { return nil }
+        guard url.utf8.count <= Self.maxCallbackURLLength else {
+            issues.add("callbackUrl", "must be at most \(Self.maxCallbackURLLength) characters (got \(url.utf8.count))")
+            return nil
+        }
         let scheme = TaskPathResolver.scheme(of: url)
-        guard scheme == "http" || scheme == "https", let host = URLComponents(string: url)?.host, !host.isEmpty else {
+        guard scheme == "http" || scheme == "https" else {
             issues.add("callbackUrl", "must be an http: or https: URL")
+            return nil
+        }
+        // URL(string:) is what delivery uses: text it cannot parse would fail only later, at the first event.
+        guard let host = URLComponents(string: url)?.host, !host.isEmpty, URL(string: url) != nil else {
+            issues.add("callbackUrl", "must be an absolute http: or https: URL with a host (http://host[:port]/path)")
             return nil
         }
         return url

@@ -5,7 +5,8 @@ import TesseraCore
 /// again when it crashes, up to a limit) and the latest status the worker reported.
 ///
 /// Threads: called from the registry and from the worker's event thread; all state is guarded
-/// by `lock`.
+/// by `lock`. Webhook events are made from statuses taken under `webhookOrder`, after `lock` is
+/// released (never the other way round).
 final class ManagedTask: @unchecked Sendable {
     let id: String
     private let configuration: RegistryConfiguration
@@ -27,11 +28,20 @@ final class ManagedTask: @unchecked Sendable {
     private var nextRequestId = 0
     private var snapshotWaiters: [Int: (Result<Data, ServiceError>) -> Void] = [:]
     private var exitWaiters: [() -> Void] = []
+    /// Posts this task's state changes to its `callbackUrl`; nil without one.
+    private let webhook: TaskWebhook?
+    /// Two threads may publish at once: taking the status and queueing its events under one lock
+    /// keeps an older status from being diffed after a newer one.
+    private let webhookOrder = NSLock()
 
-    init(id: String, document: JSONValue, resolved: ResolvedTask, configuration: RegistryConfiguration) {
+    init(id: String, document: JSONValue, resolved: ResolvedTask, configuration: RegistryConfiguration,
+         webhooks: WebhookNotifier? = nil) {
         self.id = id
         self.document = document
         self.configuration = configuration
+        webhook = resolved.callbackUrl.flatMap(URL.init(string:)).flatMap { url in
+            webhooks?.makeWebhook(taskId: id, url: url)
+        }
         workerStatus = WorkerStatus(state: .starting, reason: nil, frames: 0, fps: 0, bitrateKbps: 0, lateFrames: 0,
                                     inputs: resolved.inputs.map { InputStatus(id: $0.id, state: .waiting) },
                                     outputs: resolved.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) })
@@ -51,6 +61,8 @@ final class ManagedTask: @unchecked Sendable {
         worker.send(WorkerCommand(type: .start, document: document, mediaRoot: configuration.mediaRoot,
                                   outputDirectory: configuration.outputDirectory,
                                   outputGiveUpSeconds: configuration.outputGiveUpSeconds))
+        // The first start announces the task (`task.state` starting); a restart reports running → starting.
+        publishStatus()
     }
 
     /// Asks the worker to end the task properly and waits (at most `timeout`, then kills it).
@@ -60,6 +72,7 @@ final class ManagedTask: @unchecked Sendable {
             if finalState == nil { workerStatus.state = .stopping }
             return self.worker
         }
+        publishStatus()
         guard let worker else { return }
         worker.send(WorkerCommand(type: .stop))
         if await waitForExit(timeoutSeconds: timeoutSeconds) { return }
@@ -104,6 +117,7 @@ final class ManagedTask: @unchecked Sendable {
         let worker = self.worker
         lock.unlock()
         worker?.send(WorkerCommand(type: .update, document: updated))
+        publishStatus()
     }
 
     private static func merge(_ ids: [String], into current: [InputStatus]) -> [InputStatus] {
@@ -161,6 +175,13 @@ final class ManagedTask: @unchecked Sendable {
         }
     }
 
+    /// Queues a webhook event for each change since the last published status (no waiting on the
+    /// network). Call after every change of state, outside `lock`.
+    private func publishStatus() {
+        guard let webhook else { return }
+        webhookOrder.withLock { webhook.observe(status) }
+    }
+
     /// A worker silent for longer than the hang limit is killed (and then restarted or failed).
     func checkHang() {
         let worker: WorkerProcess? = lock.withLock {
@@ -201,6 +222,7 @@ final class ManagedTask: @unchecked Sendable {
             }
         }
         if let snapshotReply, let reply { snapshotReply(reply) }
+        if event.type != .snapshot { publishStatus() }
     }
 
     private func workerExited(status: Int32, signalled: Bool) {
@@ -227,6 +249,8 @@ final class ManagedTask: @unchecked Sendable {
                 exitWaiters.removeAll()
             }
         }
+        // Before the waiters: a DELETE answers only after the final event is queued.
+        publishStatus()
         waiters.forEach { $0() }
         if restart {
             do { try start() } catch {
@@ -236,6 +260,7 @@ final class ManagedTask: @unchecked Sendable {
                     waiters = exitWaiters
                     exitWaiters.removeAll()
                 }
+                publishStatus()
                 waiters.forEach { $0() }
             }
         }

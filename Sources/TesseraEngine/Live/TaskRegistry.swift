@@ -12,12 +12,15 @@ public actor TaskRegistry: TaskService {
     private var order: [String] = []
     private var shuttingDown = false
     private var watchdog: Task<Void, Never>?
+    /// Posts every task's state changes to its `callbackUrl` (see `TaskRegistry+Webhooks.swift`).
+    let webhooks: WebhookNotifier
 
     /// Fields an update may carry; everything else is fixed for a task's life.
     private static let updatableFields: Set<String> = ["layout", "audio", "inputs", "outputs", "sequence"]
 
     public init(configuration: RegistryConfiguration) {
         self.configuration = configuration
+        webhooks = WebhookNotifier(secret: configuration.webhookSecret)
     }
 
     private var validationOptions: ValidationOptions {
@@ -57,7 +60,8 @@ public actor TaskRegistry: TaskService {
         let active = tasks.values.filter { !$0.isFinal }.count
         if active >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
 
-        let task = ManagedTask(id: resolved.taskId, document: document, resolved: resolved, configuration: configuration)
+        let task = ManagedTask(id: resolved.taskId, document: document, resolved: resolved, configuration: configuration,
+                               webhooks: webhooks)
         do {
             try task.start()
         } catch {
@@ -85,7 +89,7 @@ public actor TaskRegistry: TaskService {
             throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "the update must be a JSON object", path: "")
         }
         for key in changes.keys.sorted() where !Self.updatableFields.contains(key) {
-            let what = key == "encoder" || key == "mode" ? "cannot be changed while a task runs"
+            let what = ["encoder", "mode", "callbackUrl"].contains(key) ? "cannot be changed while a task runs"
                 : key == "taskId" ? "cannot be changed" : "is not a field an update may change (layout, audio, inputs, outputs, sequence)"
             throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "\(key) \(what)", path: key)
         }
@@ -133,6 +137,8 @@ public actor TaskRegistry: TaskService {
                 group.addTask { await task.stop(timeoutSeconds: max(1, seconds - 1)) }
             }
         }
+        // Give the tasks' last events a moment to leave; a dead receiver does not hold the exit.
+        await webhooks.drain(timeoutSeconds: 1)
     }
 
     /// Worker process ids by task (for operators and tests).

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The webhook of one task: turns the task's successive statuses into numbered events and posts
+/// them to its `callbackUrl` one at a time, in order.
+///
+/// Threads: `observe` is called from the registry and from the worker's event thread; it only
+/// diffs and queues (under `lock`) and never waits for the network. The delivery loop is a task
+/// of its own that runs while the queue has events and ends when it is empty; it is unstructured
+/// because its callers are plain threads, and it holds this object until it ends.
+final class TaskWebhook: @unchecked Sendable {
+    let taskId: String
+    let url: URL
+    private let notifier: WebhookNotifier
+    private let lock = NSLock()
+    private var lastStatus: TaskStatus?
+    private var nextSequence: Int64 = 1
+    private var queue: WebhookQueue<WebhookRequest>
+    private var delivering = false
+
+    init(taskId: String, url: URL, notifier: WebhookNotifier) {
+        self.taskId = taskId
+        self.url = url
+        self.notifier = notifier
+        queue = WebhookQueue(capacity: notifier.queueCapacity)
+    }
+
+    /// Queues an event for each change since the last status observed. Callers must pass statuses
+    /// in the order they were taken (ManagedTask serialises this).
+    func observe(_ status: TaskStatus, at date: Date = Date()) {
+        lock.withLock {
+            let changes = WebhookChange.changes(from: lastStatus, to: status)
+            lastStatus = status
+            for change in changes {
+                let payload = WebhookPayload(change: change, sequence: nextSequence, timestamp: date, status: status)
+                nextSequence += 1
+                // Encoding a TaskStatus cannot fail (strings, numbers, arrays); the sequence gap would show it if it did.
+                guard let request = try? WebhookRequest(url: url, payload: payload, secret: notifier.secret) else { continue }
+                notifier.enqueued()
+                if queue.push(request) != nil { notifier.finish(.dropped) }
+            }
+            guard !delivering, !queue.isEmpty else { return }
+            delivering = true
+            Task { await self.deliverQueued() }
+        }
+    }
+
+    private func deliverQueued() async {
+        while let request = next() {
+            await notifier.deliver(request)
+        }
+    }
+
+    /// The oldest queued event; nil (and the loop ends) when there is none.
+    private func next() -> WebhookRequest? {
+        lock.withLock {
+            if let request = queue.popFirst() { return request }
+            delivering = false
+            return nil
+        }
+    }
+}

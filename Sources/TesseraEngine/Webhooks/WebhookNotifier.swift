@@ -1,0 +1,100 @@
+import Foundation
+import Metrics
+
+/// Posts the webhook events of every task of one server: signs them, retries them with back-off,
+/// and counts how they ended. Each task has its own `TaskWebhook` (queue and delivery loop), so a
+/// slow receiver holds up only the events of the tasks that named it, never a task, the registry
+/// or the API: nothing on those paths waits for a delivery.
+///
+/// Threads: `makeWebhook` and the counters from any thread (guarded by `lock`); deliveries run on
+/// Swift's cooperative pool and suspend while a POST or a back-off is in progress.
+public final class WebhookNotifier: @unchecked Sendable {
+    /// Key of the HMAC-SHA256 `X-Tessera-Signature`; nil sends events unsigned.
+    let secret: String?
+    let transport: any WebhookTransport
+    let policy: WebhookRetryPolicy
+    /// Events a task may have waiting; past that the oldest are dropped.
+    let queueCapacity: Int
+    private let lock = NSLock()
+    private var counts = WebhookDeliveryCounts()
+    /// Events queued or being delivered, over all tasks (what `drain` waits for).
+    private var outstanding = 0
+
+    public init(secret: String?, transport: any WebhookTransport = URLSessionWebhookTransport(),
+                policy: WebhookRetryPolicy = WebhookRetryPolicy(), queueCapacity: Int = 256) {
+        // An empty secret would sign with a key anyone can guess: send unsigned instead.
+        self.secret = secret.flatMap { $0.isEmpty ? nil : $0 }
+        self.transport = transport
+        self.policy = policy
+        self.queueCapacity = queueCapacity
+    }
+
+    /// The webhook of one task posting to `url`.
+    func makeWebhook(taskId: String, url: URL) -> TaskWebhook {
+        TaskWebhook(taskId: taskId, url: url, notifier: self)
+    }
+
+    public var deliveryCounts: WebhookDeliveryCounts { lock.withLock { counts } }
+
+    /// Waits until every queued event is delivered or given up, or `timeoutSeconds` pass (for a
+    /// graceful shutdown, so the last `task.state` of each task has a chance to leave).
+    public func drain(timeoutSeconds: Double) async {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
+        while lock.withLock({ outstanding }) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    // MARK: Delivery (called by TaskWebhook)
+
+    /// Posts one event until it is delivered or the policy gives up.
+    func deliver(_ request: WebhookRequest) async {
+        var attempt = 1
+        while true {
+            let result = await transport.post(request, attempt: attempt, timeoutSeconds: policy.timeoutSeconds)
+            switch policy.decision(after: result, attempt: attempt) {
+            case .delivered:
+                finish(.delivered)
+                return
+            case .giveUp:
+                FileHandle.standardError.write(Data(("tessera: webhook \(request.event) #\(request.sequence) to "
+                    + "\(request.url.host ?? "?") not delivered after \(attempt) attempt(s): \(result.summary)\n").utf8))
+                finish(.failed)
+                return
+            case .retry(let seconds):
+                lock.withLock { counts.retries += 1 }
+                Counter(label: "tessera_webhook_retries_total").increment()
+                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                attempt += 1
+            }
+        }
+    }
+
+    enum Outcome: String { case delivered, failed, dropped }
+
+    func enqueued() { lock.withLock { outstanding += 1 } }
+
+    /// Counts an event's end, here and as `tessera_webhook_events_total{result}` (swift-metrics:
+    /// it reaches `/metrics` once the server has bootstrapped its metrics backend).
+    func finish(_ outcome: Outcome) {
+        lock.withLock {
+            outstanding -= 1
+            switch outcome {
+            case .delivered: counts.delivered += 1
+            case .failed: counts.failed += 1
+            case .dropped: counts.dropped += 1
+            }
+        }
+        Counter(label: "tessera_webhook_events_total", dimensions: [("result", outcome.rawValue)]).increment()
+    }
+}
+
+extension WebhookAttemptResult {
+    /// For the log: `HTTP 503` or the transport's reason.
+    var summary: String {
+        switch self {
+        case .answered(let code, _): return "HTTP \(code)"
+        case .failed(let reason): return reason
+        }
+    }
+}
