@@ -14,6 +14,7 @@ public actor TaskRegistry: TaskService {
     private var watchdog: Task<Void, Never>?
     /// Posts every task's state changes to its `callbackUrl` (see `TaskRegistry+Webhooks.swift`).
     let webhooks: WebhookNotifier
+    private let rtp: RTPAllocations
 
     /// Fields an update may carry; everything else is fixed for a task's life.
     private static let updatableFields: Set<String> = ["layout", "audio", "inputs", "outputs", "sequence"]
@@ -21,6 +22,7 @@ public actor TaskRegistry: TaskService {
     public init(configuration: RegistryConfiguration) {
         self.configuration = configuration
         webhooks = WebhookNotifier(secret: configuration.webhookSecret)
+        rtp = RTPAllocations(range: configuration.rtpPortRange, announceAddress: configuration.rtpAnnounceAddress)
     }
 
     private var validationOptions: ValidationOptions {
@@ -60,7 +62,11 @@ public actor TaskRegistry: TaskService {
         let active = tasks.values.filter { !$0.isFinal }.count
         if active >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
 
-        let task = ManagedTask(id: resolved.taskId, document: document, resolved: resolved, configuration: configuration,
+        // Allocated RTP inputs become SDP inputs on ports of the range; busy ports are refused here.
+        if let existing = tasks[resolved.taskId], existing.isFinal { rtp.release(taskId: resolved.taskId) }
+        let (inputs, allocations) = try rtp.resolve(inputs: fields["inputs"] ?? .null, taskId: resolved.taskId, knownSDPs: [])
+        if fields["inputs"] != nil { fields["inputs"] = inputs }
+        let task = ManagedTask(id: resolved.taskId, document: .object(fields), resolved: resolved, configuration: configuration,
                                webhooks: webhooks)
         do {
             try task.start()
@@ -69,18 +75,19 @@ public actor TaskRegistry: TaskService {
             FileHandle.standardError.write(Data("tessera: cannot start a worker for task \(resolved.taskId): \(error)\n".utf8))
             throw ServiceError(code: "InternalError", httpStatus: 500, message: "cannot start a worker process for the task")
         }
+        rtp.commit(taskId: resolved.taskId, allocations)
         if tasks[resolved.taskId] == nil { order.append(resolved.taskId) }
         tasks[resolved.taskId] = task
         startWatchdog()
-        return task.status
+        return withRTP(task.status)
     }
 
     public func list() async -> [TaskStatus] {
-        order.compactMap { tasks[$0]?.status }
+        order.compactMap { tasks[$0].map { withRTP($0.status) } }
     }
 
     public func status(_ taskId: String) async throws -> TaskStatus {
-        try task(taskId).status
+        withRTP(try task(taskId).status)
     }
 
     public func update(_ taskId: String, _ body: Data) async throws -> TaskStatus {
@@ -110,14 +117,19 @@ public actor TaskRegistry: TaskService {
             throw ServiceError(code: "InvalidUpdate", httpStatus: 400,
                                message: "an update cannot switch a task between audio-only and audio-video", path: "layout")
         }
+        let running = Self.sdpTexts(in: task.document)
+        let (inputs, allocations) = try rtp.resolve(inputs: merged["inputs"] ?? .null, taskId: taskId, knownSDPs: running)
+        if merged["inputs"] != nil { merged["inputs"] = inputs }
         try task.update(document: .object(merged), resolved: after, sequence: sequence)
-        return task.status
+        rtp.commit(taskId: taskId, allocations)
+        return withRTP(task.status)
     }
 
     public func stop(_ taskId: String) async throws -> TaskStatus {
         let task = try task(taskId)
         await task.stop(timeoutSeconds: 15)
-        return task.status
+        rtp.release(taskId: taskId)
+        return withRTP(task.status)
     }
 
     public func snapshot(_ taskId: String) async throws -> Data {
@@ -197,5 +209,24 @@ public actor TaskRegistry: TaskService {
 
     private func checkHangs() {
         for task in tasks.values { task.checkHang() }
+        for (id, task) in tasks where task.isFinal { rtp.release(taskId: id) }
+    }
+
+    /// The status with the ports and SDP of each allocated RTP input.
+    private func withRTP(_ status: TaskStatus) -> TaskStatus {
+        var status = status
+        for index in status.inputs.indices {
+            status.inputs[index].rtp = rtp.status(taskId: status.taskId, inputId: status.inputs[index].id)
+        }
+        return status
+    }
+
+    /// The SDP texts of a document's RTP inputs (their ports are already bound by the worker).
+    private static func sdpTexts(in document: JSONValue) -> Set<String> {
+        guard case .object(let fields) = document, case .array(let inputs)? = fields["inputs"] else { return [] }
+        return Set(inputs.compactMap { input -> String? in
+            guard case .object(let input) = input, case .object(let rtp)? = input["rtp"], case .string(let sdp)? = rtp["sdp"] else { return nil }
+            return sdp
+        })
     }
 }
