@@ -51,6 +51,17 @@ import TesseraCore
         ])
     }
 
+    /// Parameter sets sent as an access unit of their own are dropped by the keyframe gate but
+    /// kept, and go ahead of the IDR slice; the latest in-band ones win over sprop.
+    @Test func inBandParameterSetsInTheirOwnAccessUnitReachTheKeyframe() {
+        var stream = TestRTPStream(), depacketizer = H264Depacketizer(parameterSets: [[0x67, 0x00], [0x68, 0x00]])
+        let idr = TestNAL.idr(2000)
+        var frames = depacketizer.push(stream.packets(TestPacketizer.h264([TestNAL.sps, TestNAL.pps]), timestamp: 0))
+        frames += depacketizer.push(stream.packets(TestPacketizer.h264([idr]), timestamp: 3000))
+        #expect(frames.map(\.data) == [TestPacketizer.annexB([TestNAL.sps, TestNAL.pps, idr])])
+        #expect(depacketizer.statistics == DepacketizerStatistics(frames: 1, malformedPackets: 0, droppedFrames: 1))
+    }
+
     @Test func aLostFragmentDropsItsAccessUnitAndPFramesUntilTheNextIDR() {
         var stream = TestRTPStream(), depacketizer = H264Depacketizer()
         let firstGOP = Self.gop(frames: 5, seed: 1), secondGOP = Self.gop(frames: 2, seed: 9)

@@ -10,8 +10,19 @@ struct RTPFuzzer {
     /// Packets left in a run of big NAL units at one timestamp (frames past the size limit).
     private var oversizedBurst = 0
     private let corpus = Self.makeCorpus()
+    /// Random bytes made once; payload bodies are slices of it at random offsets, as a debug
+    /// build spends most of its time making fresh random bytes otherwise.
+    private let noisePool: [UInt8]
 
-    init(seed: UInt64) { random = SplitMix64(state: seed) }
+    init(seed: UInt64) {
+        random = SplitMix64(state: seed)
+        noisePool = random.bytes(1 << 16)
+    }
+
+    private mutating func noise(_ count: Int) -> ArraySlice<UInt8> {
+        let start = random.below(noisePool.count - count)
+        return noisePool[start..<start + count]
+    }
 
     mutating func maybeAnnounceLossOrReset(_ harnesses: inout FuzzHarnesses) {
         if random.oneIn(64) { harnesses.packetsLost() }
@@ -21,7 +32,7 @@ struct RTPFuzzer {
     mutating func nextDatagram() -> [UInt8] {
         if oversizedBurst > 0 {
             oversizedBurst -= 1
-            return datagram([0x41, 0x9A] + random.bytes(1400), marker: oversizedBurst == 0, advance: false)
+            return datagram([0x41, 0x9A] + noise(1400), marker: oversizedBurst == 0, advance: false)
         }
         switch random.below(16) {
         case 0...3:
@@ -47,20 +58,20 @@ struct RTPFuzzer {
             bytes.insert(contentsOf: [0xBE, 0xDE, random.byte(), random.byte()], at: 12)
             return bytes
         case 9:
-            var bytes = random.bytes(random.below(1500))
+            var bytes = Array(noise(random.below(1500)))
             if random.oneIn(2) && bytes.count >= 12 { bytes[0] = 0x80; bytes[1] &= 0x7F }
             return bytes
         case 10:
             return datagram(randomAggregate())
         case 11:
-            return datagram([0x7C & random.byte() | 0x1C, random.byte()] + random.bytes(random.below(1400)))
+            return datagram([0x7C & random.byte() | 0x1C, random.byte()] + noise(random.below(1400)))
         case 12:
-            return datagram([random.byte() | (random.oneIn(2) ? 0x80 : 0)] + random.bytes(random.below(6))
-                            + random.bytes(random.below(30)))
+            return datagram([random.byte() | (random.oneIn(2) ? 0x80 : 0)] + noise(random.below(6))
+                            + noise(random.below(30)))
         case 13:
-            return datagram([random.byte()] + random.bytes(random.below(16)) + random.bytes(random.below(30)))
+            return datagram([random.byte()] + noise(random.below(16)) + noise(random.below(30)))
         case 14:
-            return datagram([0, UInt8(random.below(80))] + random.bytes(random.below(12)) + random.bytes(random.below(60)))
+            return datagram([0, UInt8(random.below(80))] + noise(random.below(12)) + noise(random.below(60)))
         default:
             oversizedBurst = 10 + random.below(10)
             return datagram([TestNAL.aud[0], TestNAL.aud[1]])
@@ -71,7 +82,7 @@ struct RTPFuzzer {
     private mutating func randomAggregate() -> [UInt8] {
         var payload: [UInt8] = [0x78]
         for _ in 0..<random.below(5) {
-            let body = random.bytes(random.below(40))
+            let body = noise(random.below(40))
             let size = random.oneIn(3) ? random.below(80) : body.count
             payload += [UInt8(size >> 8), UInt8(size & 0xFF)] + body
         }

@@ -7,8 +7,7 @@ public struct H264Depacketizer: FrameAssemblingDepacketizer {
     static let startCode: [UInt8] = [0, 0, 0, 1]
 
     var assembler: VideoFrameAssembler
-    /// The SDP's parameter sets in Annex B, for keyframes whose sender left them out.
-    private let parameterSetsAnnexB: [UInt8]
+    private var parameterSets: H264ParameterSets
     /// Inside the access unit: an FU-A NAL unit has started and not ended.
     private var fragmentOpen = false
     /// Packets may be missing (loss, late join, reset), so an FU-A continuation without its start
@@ -21,12 +20,7 @@ public struct H264Depacketizer: FrameAssemblingDepacketizer {
 
     public init(parameterSets: [[UInt8]] = [], maxFrameBytes: Int = 8 << 20) {
         assembler = VideoFrameAssembler(maxFrameBytes: maxFrameBytes)
-        var annexB: [UInt8] = []
-        for nal in parameterSets where !nal.isEmpty {
-            annexB += Self.startCode
-            annexB += nal
-        }
-        parameterSetsAnnexB = annexB
+        self.parameterSets = H264ParameterSets(fromDescription: parameterSets)
     }
 
     public mutating func push(_ packet: RTPPacket, arrivalMicroseconds: Int64) -> [EncodedMediaFrame] {
@@ -123,23 +117,26 @@ public struct H264Depacketizer: FrameAssemblingDepacketizer {
     }
 
     private mutating func appendNAL(_ nal: ArraySlice<UInt8>) {
-        noteNALType(nal[nal.startIndex] & 0x1F)
+        let type = nal[nal.startIndex] & 0x1F
+        let isFirst = assembler.byteCount == 0
+        noteNALType(type)
+        parameterSets.remember(nal)
         assembler.append(Self.startCode)
         assembler.append(nal)
+        if type == 9 && isFirst { parameterSetOffset = assembler.byteCount }
     }
 
-    /// Tracks what the access unit holds; puts the SDP's parameter sets ahead of the first IDR
-    /// slice when the sender sent no SPS in band, as a decoder joining mid-stream needs them.
+    /// Tracks what the access unit holds; puts parameter sets ahead of the first IDR slice when
+    /// the access unit has no SPS, so a decoder can start on any keyframe that comes out.
     private mutating func noteNALType(_ type: UInt8) {
         switch type {
-        case 9 where assembler.byteCount == 0:
-            parameterSetOffset = 6  // start code, AUD header, primary_pic_type
         case 7:
             sawSPS = true
         case 5:
             assembler.markKeyframe()
-            if !sawIDR && !sawSPS && !parameterSetsAnnexB.isEmpty {
-                assembler.insert(parameterSetsAnnexB, at: parameterSetOffset)
+            if !sawIDR && !sawSPS {
+                let annexB = parameterSets.annexB
+                if !annexB.isEmpty { assembler.insert(annexB, at: parameterSetOffset) }
             }
             sawIDR = true
         default:
@@ -179,46 +176,3 @@ public struct H264Depacketizer: FrameAssemblingDepacketizer {
     }
 }
 
-// MARK: - SDP parameter sets
-
-extension H264Depacketizer {
-    /// NAL units of an SDP's sprop-parameter-sets (comma-separated base64); invalid entries skipped.
-    ///
-    /// Padding is optional, since some senders drop it; an entry that is not base64 or whose first
-    /// byte is not a valid NAL header is skipped rather than failing the whole list.
-    public static func parameterSets(fromSprop sprop: String) -> [[UInt8]] {
-        sprop.split(separator: ",").compactMap { entry in
-            guard let nal = decodeBase64(entry.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
-                  let header = nal.first, isSingleNALHeader(header) else { return nil }
-            return nal
-        }
-    }
-
-    /// RFC 4648 base64, padding optional; nil on any other character or an impossible length.
-    static func decodeBase64(_ text: [UInt8]) -> [UInt8]? {
-        var digits = text[...]
-        while digits.last == UInt8(ascii: "=") { digits.removeLast() }
-        guard text.count - digits.count <= 2, digits.count % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count * 3 / 4)
-        var accumulator: UInt32 = 0, bits = 0
-        for character in digits {
-            let value: UInt8
-            switch character {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a") + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0") + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            default: return nil
-            }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        return bytes
-    }
-}
