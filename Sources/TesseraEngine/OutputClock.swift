@@ -24,9 +24,6 @@ final class OutputClock {
     /// Task-clock time (µs) since when no input has been live (for `idleTimeoutSeconds`).
     private var idleSince: Int64?
 
-    /// A live input silent this long falls back to its placeholder.
-    static let silenceMicroseconds: Int64 = 2_000_000
-
     init(pipeline: MixPipeline, outputs: OutputSet, pictures: PictureSource, expectedSeconds: Double?) {
         self.pipeline = pipeline
         self.outputs = outputs
@@ -134,7 +131,7 @@ final class OutputClock {
     private func refreshLiveness() {
         let now = pipeline.clock.nowMicroseconds
         var anyLive = false
-        for worker in workers where worker.refreshLiveness(now: now, silenceMicroseconds: Self.silenceMicroseconds) {
+        for worker in workers where worker.refreshLiveness(now: now, silenceMicroseconds: worker.input.silenceMicroseconds) {
             anyLive = true
         }
         idleSince = anyLive ? nil : (idleSince ?? now)

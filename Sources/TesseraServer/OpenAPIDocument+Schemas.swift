@@ -130,6 +130,12 @@ components:
           maximum: 604800000
           default: 0
           description: Where the input starts on the output timeline.
+        silenceTimeoutMs:
+          type: integer
+          minimum: 200
+          maximum: 600000
+          default: 2000
+          description: Live, how long the input may send nothing before its region shows its placeholder.
     RTPInput:
       type: object
       additionalProperties: false
@@ -150,7 +156,7 @@ components:
           properties:
             video:
               type: string
-              enum: [H264, VP8]
+              enum: [H264, VP8, VP9]
             audio:
               type: string
               enum: [opus, aac, pcmu, pcma]
@@ -421,6 +427,17 @@ components:
               maximum: 65535
             sdp:
               type: string
+        packets:
+          type: object
+          description: What happened to an RTP input's packets.
+          properties:
+            received: {type: integer, format: int64, minimum: 0}
+            lost: {type: integer, format: int64, minimum: 0}
+            reordered: {type: integer, format: int64, minimum: 0}
+            late: {type: integer, format: int64, minimum: 0}
+            malformed: {type: integer, format: int64, minimum: 0, description: 'Not usable RTP: malformed, another payload type, a stranger''s SSRC, truncated.'}
+            senderRestarts: {type: integer, format: int64, minimum: 0, description: Times a new SSRC or renumbered stream was taken up.}
+            concealedMilliseconds: {type: integer, format: int64, minimum: 0, description: Audio concealed over lost packets.}
     OutputStatus:
       type: object
       required: [url, state, bytes, reconnects]

@@ -164,12 +164,15 @@ def test_sender_restart_falls_back_then_returns(api, senders, tmp_path):
     vport, aport = free_udp_pair(), free_udp_pair()
     host = RtpSender(tmp_path, vport, aport, RED, 440, name="host").start()
     senders.append(host)
-    api.create(rtp_task("restart", [{"id": "host", "rtp": {"sdp": host.sdp()}}], lay=layout("host", None)))
+    # A 1 s silence timeout (default 2 s): the placeholder shows sooner.
+    api.create(rtp_task("restart", [{"id": "host", "rtp": {"sdp": host.sdp()}, "silenceTimeoutMs": 1000}],
+                        lay=layout("host", None)))
     assert wait_colour(api, "restart", tmp_path, LEFT_PT, RED, 10) is not None, "host never drawn"
 
     host.kill()
     fallback = wait_colour(api, "restart", tmp_path, LEFT_PT, GREEN, 6)
     assert fallback is not None, "the region did not fall back to its background after the sender died"
+    assert fallback <= 2.0, f"fell back {fallback:.2f} s after the kill with a 1 s silence timeout"
     assert input_status(api, "restart", "host")["state"] == "waiting"
 
     again = RtpSender(tmp_path, vport, aport, RED, 440, name="host-again").start()   # new SSRC, new sequence

@@ -44,9 +44,15 @@ public struct ResolvedInput: Sendable, Equatable {
     public var loop: Bool
     /// Where the input's own time zero lies on the output timeline, in microseconds.
     public var startAtMicroseconds: Int64
+    /// Live: an input silent this long shows its placeholder (state `waiting`) until media returns.
+    public var silenceMicroseconds: Int64
 
-    public init(id: String, source: Source, loop: Bool, startAtMicroseconds: Int64) {
+    public static let defaultSilenceMicroseconds: Int64 = 2_000_000
+
+    public init(id: String, source: Source, loop: Bool, startAtMicroseconds: Int64,
+                silenceMicroseconds: Int64 = ResolvedInput.defaultSilenceMicroseconds) {
         self.id = id; self.source = source; self.loop = loop; self.startAtMicroseconds = startAtMicroseconds
+        self.silenceMicroseconds = silenceMicroseconds
     }
 }
 

@@ -33,9 +33,13 @@ public struct InputSpec: Codable, Sendable, Equatable {
     public var rtp: RTPSpec?
     public var loop: Bool?
     public var startAtMs: Int?
+    /// Live: how long the input may send nothing before its region falls back to its placeholder.
+    public var silenceTimeoutMs: Int?
 
-    public init(id: String, url: String? = nil, rtp: RTPSpec? = nil, loop: Bool? = nil, startAtMs: Int? = nil) {
+    public init(id: String, url: String? = nil, rtp: RTPSpec? = nil, loop: Bool? = nil, startAtMs: Int? = nil,
+                silenceTimeoutMs: Int? = nil) {
         self.id = id; self.url = url; self.rtp = rtp; self.loop = loop; self.startAtMs = startAtMs
+        self.silenceTimeoutMs = silenceTimeoutMs
     }
 }
 

@@ -83,6 +83,7 @@ public enum TaskDocumentReader {
         }
         input.loop = object.bool("loop", issues: &issues)
         input.startAtMs = object.int("startAtMs", issues: &issues)
+        input.silenceTimeoutMs = object.int("silenceTimeoutMs", issues: &issues)
         object.reportUnknownFields(issues: &issues)
         return input
     }

@@ -42,8 +42,16 @@ extension ValidationContext {
                 start = Int64(ms) * 1000
             }
         }
+        var silence = ResolvedInput.defaultSilenceMicroseconds
+        if let ms = spec.silenceTimeoutMs {
+            if ms < 200 || ms > 600_000 {
+                issues.add(path + ".silenceTimeoutMs", "must be between 200 and 600000 (10 minutes)")
+            } else {
+                silence = Int64(ms) * 1000
+            }
+        }
         guard let source else { return nil }
-        return ResolvedInput(id: spec.id, source: source, loop: loop, startAtMicroseconds: start)
+        return ResolvedInput(id: spec.id, source: source, loop: loop, startAtMicroseconds: start, silenceMicroseconds: silence)
     }
 
     private mutating func resolveInputURL(_ url: String, at path: String) -> ResolvedInput.Source? {
@@ -69,12 +77,7 @@ extension ValidationContext {
     private mutating func resolveRTP(_ rtp: RTPSpec, at path: String) -> ResolvedInput.Source? {
         switch (rtp.sdp, rtp.allocate) {
         case (let sdp?, nil):
-            // An SDP without a media line describes no stream to receive.
-            guard sdp.split(whereSeparator: \.isNewline).contains(where: { $0.hasPrefix("m=") }) else {
-                issues.add(path + ".sdp", "not an SDP with a media (m=) line")
-                return nil
-            }
-            return .rtpSDP(sdp: sdp)
+            return resolveSessionDescription(sdp, at: path + ".sdp")
         case (nil, let allocate?):
             return resolveAllocation(allocate, at: path + ".allocate")
         default:
@@ -86,8 +89,8 @@ extension ValidationContext {
     private mutating func resolveAllocation(_ allocate: RTPAllocation, at path: String) -> ResolvedInput.Source? {
         var ok = true
         let video = allocate.video?.uppercased()
-        if let video, !["H264", "VP8"].contains(video) {
-            issues.add(path + ".video", "expected H264 or VP8, got \"\(allocate.video!)\"")
+        if let video, !["H264", "VP8", "VP9"].contains(video) {
+            issues.add(path + ".video", "expected H264, VP8 or VP9, got \"\(allocate.video!)\"")
             ok = false
         }
         let audio = allocate.audio?.lowercased()
