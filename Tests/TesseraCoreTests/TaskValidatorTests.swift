@@ -39,9 +39,9 @@ import TesseraCore
              "inputs": [
                {"id": "anchor", "url": "anchor.mp4", "loop": true},
                {"id": "guest", "url": "srt://origin.local:9000?streamid=g"},
-               {"id": "caller", "rtp": {"sdp": "v=0\\r\\nc=IN IP4 127.0.0.1\\r\\nm=video 5004 RTP/AVP 96\\r\\n"}},
+               {"id": "caller", "rtp": {"sdp": "v=0\\r\\nc=IN IP4 127.0.0.1\\r\\nm=video 5004 RTP/AVP 96\\r\\na=rtpmap:96 H264/90000\\r\\n"}},
                {"id": "late", "url": "file:late.mkv", "startAtMs": 4000},
-               {"id": "sfu", "rtp": {"allocate": {"video": "vp8", "audio": "OPUS"}}}
+               {"id": "sfu", "rtp": {"allocate": {"video": "vp9", "audio": "OPUS"}}}
              ],
              "encoder": {
                "video": {"width": 1920, "height": 1080, "fps": 25, "bitrateKbps": 4500, "gopSeconds": 1.5,
@@ -66,8 +66,8 @@ import TesseraCore
         #expect(task.callbackUrl == "https://hooks.example/tessera")
         #expect(task.inputs.map(\.source) == [
             .file(path: "/media/anchor.mp4"), .network(url: "srt://origin.local:9000?streamid=g"),
-            .rtpSDP(sdp: "v=0\r\nc=IN IP4 127.0.0.1\r\nm=video 5004 RTP/AVP 96\r\n"),
-            .file(path: "/media/late.mkv"), .rtpAllocate(video: "VP8", audio: "opus"),
+            .rtpSDP(sdp: "v=0\r\nc=IN IP4 127.0.0.1\r\nm=video 5004 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"),
+            .file(path: "/media/late.mkv"), .rtpAllocate(video: "VP9", audio: "opus"),
         ])
         #expect(task.inputs[0].loop)
         #expect(task.inputs[3].startAtMicroseconds == 4_000_000)
@@ -116,6 +116,9 @@ import TesseraCore
         ("inputs[1]", #"{"id": "guest"}"#, "inputs[1]"),
         ("inputs[1]", #"{"id": "guest", "rtp": {}}"#, "inputs[1].rtp"),
         ("inputs[1]", #"{"id": "guest", "rtp": {"sdp": "hello"}}"#, "inputs[1].rtp.sdp"),
+        ("inputs[1]", #"{"id": "guest", "rtp": {"sdp": "m=video 5004 RTP/SAVPF 96\na=rtpmap:96 VP8/90000"}}"#,
+         "inputs[1].rtp.sdp"),
+        ("inputs[1]", #"{"id": "guest", "rtp": {"sdp": "m=video 5004 RTP/AVP 96"}}"#, "inputs[1].rtp.sdp"),
         ("inputs[1]", #"{"id": "guest", "rtp": {"allocate": {"video": "H265"}}}"#, "inputs[1].rtp.allocate.video"),
         ("inputs[1]", #"{"id": "guest", "rtp": {"allocate": {"audio": "mp3"}}}"#, "inputs[1].rtp.allocate.audio"),
         ("inputs[1]", #"{"id": "guest", "rtp": {"allocate": {}}}"#, "inputs[1].rtp.allocate"),
@@ -292,7 +295,7 @@ import TesseraCore
         #expect(TaskFixtures.issues(TaskFixtures.validate(bounded, options: offline)).isEmpty)
         #expect(TaskFixtures.issues(TaskFixtures.validate(looping)).isEmpty)
         let rtp = TaskFixtures.value(looping).setting("inputs[0]", to: TaskFixtures.value(
-            #"{"id": "a", "rtp": {"sdp": "v=0\nm=audio 5006 RTP/AVP 111"}}"#))
+            #"{"id": "a", "rtp": {"sdp": "v=0\nm=audio 5006 RTP/AVP 111\na=rtpmap:111 opus/48000/2"}}"#))
         #expect(TaskFixtures.issues(TaskFixtures.validate(rtp, options: offline)).isEmpty)
     }
 
