@@ -1,0 +1,111 @@
+/// Maps one participant's RTP timestamps to local presentation time (µs on the caller's
+/// monotonic clock), keeping audio and video in sync.
+///
+/// RTP timestamps of the two streams start at unrelated random values, so on their own they only
+/// say how far apart two packets *of one stream* are. Each stream is therefore anchored on the
+/// arrival of its first packet — which leaves audio and video as far apart as their first packets'
+/// network and pacing delays (tens of ms). RTCP sender reports fix that: each gives the sender's
+/// one wall clock (NTP) at an RTP timestamp, so both streams can be put on that clock, shifted to
+/// local time by one participant-wide offset.
+///
+///     before an SR:  local(ts) = anchorLocal + (ts − anchorTs) × 10⁶ / rate
+///     after an SR:   local(ts) = srNtp + (ts − srTs) × 10⁶ / rate + senderOffset
+///
+/// The offset is fixed by the first SR accepted, so that the stream it belongs to keeps its mapping
+/// at that SR (no jump); the other stream's mapping steps once, when its own SR arrives — that
+/// step is the A/V correction.
+public struct ParticipantClock: Sendable {
+    private struct StreamMapping: Sendable {
+        var ssrc: UInt32
+        var clockRate: Int
+        /// The latest RTP timestamp extended past 32 bits: the reference for extending the next.
+        var newestTimestamp: Int64
+        var anchorTimestamp: Int64
+        var anchorMicroseconds: Int64
+        /// The stream's latest accepted SR: (extended RTP timestamp, sender NTP µs).
+        var senderReport: (timestamp: Int64, ntpMicroseconds: Int64)?
+
+        /// The sender's clock at `timestamp` when an SR is known; else local time from the anchor.
+        func mapped(_ timestamp: Int64, senderOffset: Int64?) -> Int64 {
+            if let senderReport, let senderOffset {
+                return senderReport.ntpMicroseconds + ticksToMicroseconds(timestamp - senderReport.timestamp) + senderOffset
+            }
+            return anchorMicroseconds + ticksToMicroseconds(timestamp - anchorTimestamp)
+        }
+
+        func ticksToMicroseconds(_ ticks: Int64) -> Int64 { ticks * 1_000_000 / Int64(clockRate) }
+
+        /// Nearest to the newest timestamp (RFC 3550 A.1 for 32 bits): steps back of less than half
+        /// the range are B-frames or reordering, not wrap-around.
+        func extend(_ timestamp: UInt32) -> Int64 {
+            newestTimestamp + Int64(Int32(bitPattern: timestamp &- UInt32(truncatingIfNeeded: newestTimestamp)))
+        }
+    }
+
+    private let maxDriftMicroseconds: Int64
+    private var streams: [RTPMediaKind: StreamMapping] = [:]
+    /// local = sender NTP + this; one value for both streams so they share the sender's clock.
+    private var senderOffsetMicroseconds: Int64?
+    /// True while at least one stream is mapped through a sender report.
+    public private(set) var synchronizedBySenderReports = false
+
+    /// `maxDriftMicroseconds`: how far a mapping may stray from arrival times before it is taken
+    /// for a sender clock jump (or a bogus SR) rather than network delay.
+    public init(maxDriftMicroseconds: Int64 = 1_000_000) {
+        self.maxDriftMicroseconds = maxDriftMicroseconds
+    }
+
+    public mutating func presentationMicroseconds(kind: RTPMediaKind, ssrc: UInt32, rtpTimestamp: UInt32,
+                                                  clockRate: Int, arrivalMicroseconds: Int64) -> Int64 {
+        guard var stream = streams[kind], stream.ssrc == ssrc, stream.clockRate == clockRate else {
+            anchor(kind, ssrc: ssrc, timestamp: Int64(rtpTimestamp), clockRate: clockRate, at: arrivalMicroseconds)
+            return arrivalMicroseconds
+        }
+        let timestamp = stream.extend(rtpTimestamp)
+        stream.newestTimestamp = max(stream.newestTimestamp, timestamp)
+        let mapped = stream.mapped(timestamp, senderOffset: senderOffsetMicroseconds)
+        streams[kind] = stream
+        guard abs(mapped - arrivalMicroseconds) <= maxDriftMicroseconds else {
+            // The sender's RTP clock jumped (or restarted with the same SSRC): start this stream
+            // afresh; its next SR brings it back onto the shared clock.
+            anchor(kind, ssrc: ssrc, timestamp: timestamp, clockRate: clockRate, at: arrivalMicroseconds)
+            return arrivalMicroseconds
+        }
+        return mapped
+    }
+
+    public mutating func noteSenderReport(_ report: RTCPSenderReport, kind: RTPMediaKind, arrivalMicroseconds: Int64) {
+        // An SR before the stream's first packet, or from another SSRC, has nothing to map yet;
+        // senders repeat them every few seconds.
+        guard var stream = streams[kind], stream.ssrc == report.ssrc else { return }
+        let timestamp = stream.extend(report.rtpTimestamp)
+        let ntp = report.ntpMicroseconds
+        let offset = senderOffsetMicroseconds ?? stream.mapped(timestamp, senderOffset: nil) - ntp
+        // The SR describes the sender's "now", so mapped through the offset it must land near its
+        // own arrival; far off means a garbage report or a sender whose wall clock jumped.
+        guard abs(ntp + offset - arrivalMicroseconds) <= maxDriftMicroseconds else { return }
+        stream.senderReport = (timestamp, ntp)
+        streams[kind] = stream
+        senderOffsetMicroseconds = offset
+        synchronizedBySenderReports = true
+    }
+
+    /// The stream restarted (new SSRC): anchor afresh on its next packet.
+    public mutating func reset(kind: RTPMediaKind) {
+        streams[kind] = nil
+        forgetOffsetIfUnused()
+    }
+
+    private mutating func anchor(_ kind: RTPMediaKind, ssrc: UInt32, timestamp: Int64, clockRate: Int, at local: Int64) {
+        streams[kind] = StreamMapping(ssrc: ssrc, clockRate: max(1, clockRate), newestTimestamp: timestamp,
+                                      anchorTimestamp: timestamp, anchorMicroseconds: local, senderReport: nil)
+        forgetOffsetIfUnused()
+    }
+
+    /// With no stream left on the sender's clock the offset constrains nothing, and keeping it
+    /// would refuse every SR after a sender wall-clock jump; the next SR fixes a fresh one.
+    private mutating func forgetOffsetIfUnused() {
+        synchronizedBySenderReports = streams.values.contains { $0.senderReport != nil }
+        if !synchronizedBySenderReports { senderOffsetMicroseconds = nil }
+    }
+}

@@ -1,0 +1,123 @@
+import Testing
+@testable import TesseraCore
+
+@Suite struct ParticipantClockTests {
+    /// A sender whose wall clock reads `ntpStartMicroseconds` at its instant 0, and whose packets
+    /// reach us `delay` µs after they leave; our clock reads `localStart` at the sender's instant 0.
+    struct Sender {
+        var ntpStartMicroseconds: Int64 = 3_900_000_000 * 1_000_000
+        var localStart: Int64 = 7_000_000
+        var videoStart: UInt32
+        var audioStart: UInt32
+        var videoDelay: Int64 = 20_000
+        var audioDelay: Int64 = 100_000
+
+        func timestamp(_ kind: RTPMediaKind, at instant: Int64) -> UInt32 {
+            kind == .video ? videoStart &+ UInt32(truncatingIfNeeded: instant * 90 / 1000)
+                : audioStart &+ UInt32(truncatingIfNeeded: instant * 48 / 1000)
+        }
+
+        func arrival(_ kind: RTPMediaKind, at instant: Int64) -> Int64 {
+            localStart + instant + (kind == .video ? videoDelay : audioDelay)
+        }
+
+        func report(_ kind: RTPMediaKind, at instant: Int64) -> RTCPSenderReport {
+            let ntp = ntpStartMicroseconds + instant
+            let seconds = UInt64(ntp / 1_000_000), fraction = UInt64(ntp % 1_000_000) << 32 / 1_000_000
+            return RTCPSenderReport(ssrc: kind == .video ? 1 : 2, ntpTimestamp: seconds << 32 | fraction,
+                                    rtpTimestamp: timestamp(kind, at: instant))
+        }
+
+        func present(_ clock: inout ParticipantClock, _ kind: RTPMediaKind, at instant: Int64) -> Int64 {
+            clock.presentationMicroseconds(kind: kind, ssrc: kind == .video ? 1 : 2, rtpTimestamp: timestamp(kind, at: instant),
+                                           clockRate: kind == .video ? 90000 : 48000, arrivalMicroseconds: arrival(kind, at: instant))
+        }
+    }
+
+    @Test(arguments: [(UInt32(0x1234_5678), UInt32(0x9ABC_DEF0)), (0xFFFF_0000, 17), (3, 0xFFFF_FFF0)])
+    func senderReportsBringAudioAndVideoTogether(videoStart: UInt32, audioStart: UInt32) {
+        let sender = Sender(videoStart: videoStart, audioStart: audioStart)
+        var clock = ParticipantClock()
+        // Packets from the sender's instant 0 on: video every 33 ms, audio every 20 ms.
+        var videoBeforeReport: Int64 = 0
+        for instant in stride(from: Int64(0), through: 990_000, by: 33_000) {
+            videoBeforeReport = sender.present(&clock, .video, at: instant)
+        }
+        for instant in stride(from: Int64(0), through: 1_000_000, by: 20_000) { _ = sender.present(&clock, .audio, at: instant) }
+        // Anchored on arrival, audio lags video by the 80 ms its first packet was later.
+        let videoAt = sender.present(&clock, .video, at: 1_000_000)
+        let audioAt = sender.present(&clock, .audio, at: 1_000_000)
+        #expect(abs(audioAt - videoAt - 80_000) <= 1)
+        #expect(!clock.synchronizedBySenderReports)
+
+        clock.noteSenderReport(sender.report(.video, at: 1_000_000), kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 1_000_000))
+        #expect(clock.synchronizedBySenderReports)
+        // The first report does not move the stream it belongs to.
+        #expect(abs(sender.present(&clock, .video, at: 1_000_000) - videoAt) <= 1)
+        #expect(videoBeforeReport < videoAt)
+        clock.noteSenderReport(sender.report(.audio, at: 1_200_000), kind: .audio, arrivalMicroseconds: sender.arrival(.audio, at: 1_200_000))
+
+        for instant in stride(from: Int64(1_300_000), through: 3_000_000, by: 100_000) {
+            let video = sender.present(&clock, .video, at: instant)
+            let audio = sender.present(&clock, .audio, at: instant)
+            #expect(abs(video - audio) <= 1000, "at \(instant): video \(video), audio \(audio)")
+        }
+    }
+
+    @Test func beforeAnyReportTimeFollowsTheFirstArrival() {
+        var clock = ParticipantClock()
+        #expect(clock.presentationMicroseconds(kind: .audio, ssrc: 9, rtpTimestamp: 0xFFFF_FF00, clockRate: 48000,
+                                               arrivalMicroseconds: 1_000_000) == 1_000_000)
+        // 512 ticks later across the 32-bit wrap, arriving with some jitter: 10.666 ms after the first.
+        #expect(clock.presentationMicroseconds(kind: .audio, ssrc: 9, rtpTimestamp: 0x100, clockRate: 48000,
+                                               arrivalMicroseconds: 1_015_000) == 1_010_666)
+        // A step back (reordering) maps before, not 24 hours ahead.
+        #expect(clock.presentationMicroseconds(kind: .audio, ssrc: 9, rtpTimestamp: 0xFFFF_FF00 &+ 480, clockRate: 48000,
+                                               arrivalMicroseconds: 1_016_000) == 1_010_000)
+    }
+
+    @Test func aNewSSRCOrAClockJumpReanchors() {
+        var clock = ParticipantClock(maxDriftMicroseconds: 500_000)
+        _ = clock.presentationMicroseconds(kind: .video, ssrc: 1, rtpTimestamp: 1000, clockRate: 90000, arrivalMicroseconds: 0)
+        #expect(clock.presentationMicroseconds(kind: .video, ssrc: 2, rtpTimestamp: 90000, clockRate: 90000,
+                                               arrivalMicroseconds: 40_000) == 40_000)
+        // 10 s of timestamps in 33 ms: the sender's clock jumped.
+        #expect(clock.presentationMicroseconds(kind: .video, ssrc: 2, rtpTimestamp: 990_000, clockRate: 90000,
+                                               arrivalMicroseconds: 73_000) == 73_000)
+        #expect(clock.presentationMicroseconds(kind: .video, ssrc: 2, rtpTimestamp: 993_000, clockRate: 90000,
+                                               arrivalMicroseconds: 110_000) == 106_333)
+    }
+
+    @Test func bogusReportsAreIgnored() {
+        let sender = Sender(videoStart: 500, audioStart: 900)
+        var clock = ParticipantClock()
+        let first = sender.present(&clock, .video, at: 0)
+        // An RTP timestamp an hour away from the stream's: garbage.
+        var garbage = sender.report(.video, at: 0)
+        garbage.rtpTimestamp &+= 90000 * 3600
+        clock.noteSenderReport(garbage, kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 0))
+        // Another SSRC, and a stream that has not started: nothing to map.
+        var stranger = sender.report(.video, at: 0)
+        stranger.ssrc = 77
+        clock.noteSenderReport(stranger, kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 0))
+        clock.noteSenderReport(sender.report(.audio, at: 0), kind: .audio, arrivalMicroseconds: sender.arrival(.audio, at: 0))
+        #expect(!clock.synchronizedBySenderReports)
+        clock.noteSenderReport(sender.report(.video, at: 0), kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 0))
+        #expect(clock.synchronizedBySenderReports)
+        // With the offset fixed, a report whose wall clock is 10 s off is refused.
+        var jumped = sender.report(.video, at: 40_000)
+        jumped.ntpTimestamp += 10 << 32
+        clock.noteSenderReport(jumped, kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 40_000))
+        #expect(sender.present(&clock, .video, at: 40_000) == first + 40_000)
+    }
+
+    @Test func resetForgetsTheStream() {
+        let sender = Sender(videoStart: 500, audioStart: 900)
+        var clock = ParticipantClock()
+        _ = sender.present(&clock, .video, at: 0)
+        clock.noteSenderReport(sender.report(.video, at: 0), kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 0))
+        clock.reset(kind: .video)
+        #expect(!clock.synchronizedBySenderReports)
+        #expect(sender.present(&clock, .video, at: 500_000) == sender.arrival(.video, at: 500_000))
+    }
+}
