@@ -99,7 +99,8 @@ import TesseraCore
         for index in 0..<40 {
             webhook.observe(WebhookDiffTests.status(.running, inputs: [("guest", index % 2 == 0 ? .live : .waiting)]))
         }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // observe only diffs and queues: 40 calls are instant even with the POST hanging.
+        #expect(ContinuousClock.now - started < .seconds(2))
         // Event 1 is in flight, 2 (running) … 42: 41 queued into 8 places.
         #expect(await eventually { notifier.deliveryCounts.dropped == 33 })
         transport.release()
@@ -133,7 +134,9 @@ import TesseraCore
         let started = ContinuousClock.now
         await notifier.drain(timeoutSeconds: 0.2)
         let waited = ContinuousClock.now - started
-        #expect(waited >= .milliseconds(200) && waited < .seconds(2))
+        // Not before the deadline while an event is held; the upper bound only says "not for ever"
+        // (a busy test machine may resume the waiter late).
+        #expect(waited >= .milliseconds(200) && waited < .seconds(20))
         transport.release()
         await notifier.drain(timeoutSeconds: 5)
         #expect(notifier.deliveryCounts.delivered == 1)

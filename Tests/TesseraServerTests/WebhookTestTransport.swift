@@ -55,8 +55,10 @@ final class ScriptedWebhookTransport: WebhookTransport, @unchecked Sendable {
     }
 }
 
-/// Polls `condition` until it holds or `seconds` pass.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` until it holds or `seconds` pass. Generous: it returns as soon as the
+/// condition holds, and when the whole suite runs, CPU-bound tests can keep the cooperative pool
+/// (where deliveries and their back-off run) busy for seconds.
+func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         if Date() > deadline { return false }
