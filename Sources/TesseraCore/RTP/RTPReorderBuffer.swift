@@ -102,8 +102,10 @@ public struct RTPReorderBuffer: Sendable {
     /// when nextDeadlineMicroseconds passes.
     public mutating func expire(nowMicroseconds: Int64) -> [Event] {
         var events: [Event] = []
-        let waitedEnough = held.filter { nowMicroseconds - $0.arrivalMicroseconds >= maxDelayMicroseconds }
-        if let last = waitedEnough.last { release(through: last.sequence, into: &events) }
+        // `held` is in sequence order, so the last one that has waited enough releases all before it.
+        if let index = held.lastIndex(where: { nowMicroseconds - $0.arrivalMicroseconds >= maxDelayMicroseconds }) {
+            release(through: held[index].sequence, into: &events)
+        }
         return events
     }
 
