@@ -165,7 +165,10 @@ def test_signed_events_follow_the_task_in_order(tessera_server, rtmp_server, cli
     stopping = first(lambda e: is_event(e, "task.state", "stopping"), "task stopping")
     stopped = first(lambda e: is_event(e, "task.state", "stopped"), "task stopped")
     assert starting == 0 and events[0]["task"].get("previousState") is None, names
-    assert starting < running < red_live < stopping < stopped and running < output_live < stopping, names
+    # Inputs are opened beside the output clock, so an input may go live just before the task is
+    # running; all of it comes after starting and before stopping.
+    assert starting < min(running, red_live, output_live), names
+    assert max(running, red_live, output_live) < stopping < stopped, names
     assert stopped == len(events) - 1, f"events after the task stopped: {names}"
     assert events[running]["task"]["previousState"] == "starting"
     assert events[red_live]["input"]["previousState"] == "waiting"
