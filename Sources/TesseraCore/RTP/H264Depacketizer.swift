@@ -97,12 +97,13 @@ public struct H264Depacketizer: FrameAssemblingDepacketizer {
     }
 
     /// FU-A: the NAL header is rebuilt from the indicator's F and NRI and the FU header's type.
+    /// The FU header's R bit is ignored, as RFC 6184 §5.8 asks of receivers.
     private mutating func appendFragment(_ payload: [UInt8]) -> Bool {
         guard payload.count >= 3 else { return false }
         let fuHeader = payload[1]
         let isStart = fuHeader & 0x80 != 0, isEnd = fuHeader & 0x40 != 0
         let type = fuHeader & 0x1F
-        guard !(isStart && isEnd), fuHeader & 0x20 == 0, (1...23).contains(type) else { return false }
+        guard !(isStart && isEnd), (1...23).contains(type) else { return false }
         if !isStart && !fragmentOpen && orphanFragmentsExpected { return true }
         guard isStart != fragmentOpen else { return false }
         orphanFragmentsExpected = false
