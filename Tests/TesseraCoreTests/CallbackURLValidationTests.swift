@@ -35,3 +35,13 @@ import TesseraCore
         #expect(issues.map(\.path) == ["callbackUrl"])
     }
 }
+
+extension CallbackURLValidationTests {
+    /// The service itself posts to a callback: the operator's deny-list covers it too.
+    @Test func deniedCallbackHostIsRefused() {
+        let document = TaskFixtures.base(setting: "callbackUrl", to: #""http://169.254.169.254/latest/meta-data""#)
+        let denied = TaskFixtures.issues(TaskFixtures.validate(document, options: URLSafetyValidationTests.options(denying: ["169.254.0.0/16"])))
+        #expect(denied.map(\.path) == ["callbackUrl"], "\(denied)")
+        #expect(TaskFixtures.issues(TaskFixtures.validate(document)).isEmpty)
+    }
+}

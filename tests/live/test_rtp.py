@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from helpers import BLUE, GREEN, RED, decode_audio, decode_video, hex_colour, tone_amplitude
-from livetools import (FPS, H, LEFT_PT, RIGHT_PT, TOL, W, StreamReader, colour_mismatch, decode_png_rgb,
-                       read_packets, timestamp_problems, wait_until)
+from livetools import (FPS, H, LEFT_PT, RIGHT_PT, TOL, W, StreamReader, TesseraServer, colour_mismatch,
+                       decode_png_rgb, read_packets, timestamp_problems, wait_until)
 from rtptools import RtpSender, UdpRelay, blast_garbage, free_udp_pair
 
 pytestmark = pytest.mark.live
@@ -205,11 +205,40 @@ def test_garbage_datagrams_leave_task_running(api, tessera_server, senders, tmp_
     print(f"\ngarbage: {sent} datagrams in 3 s; counted malformed {host_in['packets']['malformed']}")
 
 
-def test_allocated_ports_and_patch_add_and_remove(api, senders, tmp_path):
+@pytest.fixture
+def rtp_range_server(tmp_path, media):
+    """`tessera serve --rtp-ports FIRST-LAST` on a range of 8 free ports (four RTP/RTCP pairs)."""
+    first = free_udp_pair()
+    while not all(_udp_free(p) for p in range(first, first + 8)):
+        first = free_udp_pair()
+    srv = TesseraServer(tmp_path / "serve-rtp", media.root, ["--rtp-ports", f"{first}-{first + 7}"])
+    srv.start()
+    srv.rtp_range = range(first, first + 8)
+    try:
+        yield srv
+    finally:
+        try:
+            assert srv.terminate(20) == 0
+        finally:
+            srv.kill()
+
+
+def _udp_free(port: int) -> bool:
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind(("0.0.0.0", port))
+        return True
+    except OSError:
+        return False
+
+
+def test_allocated_ports_and_patch_add_and_remove(rtp_range_server, senders, tmp_path):
+    api = rtp_range_server.client
     st = api.create(rtp_task("alloc", [{"id": "host", "rtp": {"allocate": {"video": "H264", "audio": "opus"}}}],
                              lay=layout("host", None)))
     rtp = st["inputs"][0]["rtp"]
     assert rtp["videoPort"] and rtp["audioPort"] and f"m=video {rtp['videoPort']} " in rtp["sdp"], rtp
+    assert {rtp["videoPort"], rtp["audioPort"]} <= set(rtp_range_server.rtp_range), (rtp, rtp_range_server.rtp_range)
     host = RtpSender(tmp_path, rtp["videoPort"], rtp["audioPort"], RED, 440, name="host").start()
     senders.append(host)
     assert wait_colour(api, "alloc", tmp_path, LEFT_PT, RED, 10) is not None
@@ -222,6 +251,14 @@ def test_allocated_ports_and_patch_add_and_remove(api, senders, tmp_path):
     host_rtp, guest_rtp = st["inputs"][0]["rtp"], st["inputs"][1]["rtp"]
     assert host_rtp == rtp, "the kept participant's ports changed"
     assert {guest_rtp["videoPort"], guest_rtp["audioPort"]}.isdisjoint({rtp["videoPort"], rtp["audioPort"]})
+    assert {guest_rtp["videoPort"], guest_rtp["audioPort"]} <= set(rtp_range_server.rtp_range)
+
+    # The range holds four RTP/RTCP pairs, all held by host and guest now: a third participant is
+    # refused, naming its field, and the task is left as it was.
+    third = both + [{"id": "third", "rtp": {"allocate": {"video": "H264", "audio": "opus"}}}]
+    r = api.patch("/v1/tasks/alloc", {"inputs": third, "layout": layout("host", "guest")})
+    assert r.status == 409 and r.json["error"]["path"] == "inputs[2].rtp.allocate", (r.status, r.json)
+    assert [i["id"] for i in api.status("alloc")["inputs"]] == ["host", "guest"], "a refused update changed the task"
     guest = RtpSender(tmp_path, guest_rtp["videoPort"], guest_rtp["audioPort"], BLUE, 1000, vcodec="vp8", name="guest").start()
     senders.append(guest)
     assert wait_colour(api, "alloc", tmp_path, RIGHT_PT, BLUE, 10) is not None, "added participant not drawn"

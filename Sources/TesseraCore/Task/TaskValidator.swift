@@ -137,6 +137,8 @@ struct ValidationContext {
             issues.add("callbackUrl", "must be an absolute http: or https: URL with a host (http://host[:port]/path)")
             return nil
         }
+        // The service posts to it: a caller must not aim it at a host the operator has denied.
+        guard allowedHost(of: url, at: "callbackUrl") != nil else { return nil }
         return url
     }
 
