@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs everything, builds once, and runs every test: the Swift unit tests and the end-to-end
-# tests (pytest, tests/) against the release binary. Exits non-zero if anything fails.
+# Installs everything, builds once, and runs every test: the Swift unit tests, the end-to-end
+# tests (pytest, tests/) against the release binary, the API fuzz, and the container image's
+# recipe performed on this host. Exits non-zero if anything fails.
 #
 #   sudo bash scripts/test.sh            # what CI runs (.ci/run)
 #   bash scripts/test.sh -k render       # extra arguments go to pytest
@@ -8,6 +9,8 @@
 # Environment knobs: those of scripts/install.sh (TESSERA_BUILD_DIR, TESSERA_SKIP_APT, ...), plus
 #   TESSERA_SKIP_INSTALL=1   do not run install.sh (the build and venv must already exist)
 #   TESSERA_SKIP_UNIT=1      skip `swift test`
+#   TESSERA_SKIP_FUZZ=1      skip scripts/fuzz-api.sh
+#   TESSERA_SKIP_IMAGE=1     skip scripts/image-build-on-host.sh
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,6 +52,23 @@ export TESSERA_BIN="${TESSERA_BIN:-$REPO/$BUILD_DIR/release/tessera}"
 log "pytest tests/ (TESSERA_BIN=$TESSERA_BIN)"
 if ! "$VENV/bin/python" -m pytest tests/ -ra "$@"; then
     status=1; failed+=("pytest tests/")
+fi
+
+# --- schema-driven fuzz of the HTTP API (schemathesis; under a minute)
+if [[ "${TESSERA_SKIP_FUZZ:-0}" != 1 ]]; then
+    log "scripts/fuzz-api.sh"
+    if ! TESSERA_BIN="$TESSERA_BIN" TESSERA_VENV="$VENV" bash "$REPO/scripts/fuzz-api.sh"; then
+        status=1; failed+=("fuzz-api.sh")
+    fi
+fi
+
+# --- docker/Dockerfile's steps on this host (no Docker engine here). It runs the Dockerfile's
+# build command in the same scratch path, which relinks the release build instead of repeating it.
+if [[ "${TESSERA_SKIP_IMAGE:-0}" != 1 ]]; then
+    log "scripts/image-build-on-host.sh"
+    if ! TESSERA_BUILD_DIR="$BUILD_DIR" bash "$REPO/scripts/image-build-on-host.sh"; then
+        status=1; failed+=("image-build-on-host.sh")
+    fi
 fi
 
 elapsed=$((SECONDS - start))

@@ -8,7 +8,12 @@ paths:
       summary: Start a task
       description: >-
         Starts a task from a task document. An existing taskId is 409 even when the body is
-        identical. A rejected request starts nothing.
+        identical. The server's limits apply: more inputs, regions or outputs than it allows, or a
+        maxDurationSeconds over its maximum, is 400 naming the field (a task without
+        maxDurationSeconds gets the maximum); too many running tasks is 429; a body over the size
+        limit is 413. File paths must stay under the media root (outputs: the output directory),
+        local playlists are refused, and hosts on the server's deny-list are 400. A rejected
+        request starts nothing.
       requestBody:
         required: true
         content:

@@ -204,6 +204,16 @@ import TesseraServer
         #expect(registry.webhookSecret == "w" && registry.deniedHosts == ["10.0.0.0/8"])
     }
 
+    /// The README's Configuration table has a row for every setting, spelled as the code spells it.
+    @Test func theReadmeDocumentsEverySetting() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        for setting in ServeSetting.allCases {
+            let row = "| `\(setting.flag)` | `\(setting.environmentVariable)` | `\(setting.key)` |"
+            #expect(text.contains(row), "README.md lacks the row \(row)")
+        }
+    }
+
     @Test func eachSettingHasItsThreeSpellingsAndHelp() {
         #expect(ServeSetting.maxBodyBytes.flag == "--max-body-bytes")
         #expect(ServeSetting.maxBodyBytes.environmentVariable == "TESSERA_MAX_BODY_BYTES")
