@@ -66,7 +66,10 @@ fi
 # build command in the same scratch path, which relinks the release build instead of repeating it.
 if [[ "${TESSERA_SKIP_IMAGE:-0}" != 1 ]]; then
     log "scripts/image-build-on-host.sh"
-    if ! TESSERA_BUILD_DIR="$BUILD_DIR" bash "$REPO/scripts/image-build-on-host.sh"; then
+    # Without root it cannot apt-get; it then runs the staged copy as this user instead of `tessera`.
+    image_env=(TESSERA_BUILD_DIR="$BUILD_DIR")
+    [[ $EUID -eq 0 ]] || image_env+=(TESSERA_SKIP_APT=1)
+    if ! env "${image_env[@]}" bash "$REPO/scripts/image-build-on-host.sh"; then
         status=1; failed+=("image-build-on-host.sh")
     fi
 fi
