@@ -429,15 +429,39 @@ components:
               type: string
         packets:
           type: object
-          description: What happened to an RTP input's packets.
+          description: What happened to the packets of an RTP input.
           properties:
-            received: {type: integer, format: int64, minimum: 0}
-            lost: {type: integer, format: int64, minimum: 0}
-            reordered: {type: integer, format: int64, minimum: 0}
-            late: {type: integer, format: int64, minimum: 0}
-            malformed: {type: integer, format: int64, minimum: 0, description: 'Not usable RTP: malformed, another payload type, a stranger''s SSRC, truncated.'}
-            senderRestarts: {type: integer, format: int64, minimum: 0, description: Times a new SSRC or renumbered stream was taken up.}
-            concealedMilliseconds: {type: integer, format: int64, minimum: 0, description: Audio concealed over lost packets.}
+            received:
+              type: integer
+              format: int64
+              minimum: 0
+            lost:
+              type: integer
+              format: int64
+              minimum: 0
+            reordered:
+              type: integer
+              format: int64
+              minimum: 0
+            late:
+              type: integer
+              format: int64
+              minimum: 0
+            malformed:
+              type: integer
+              format: int64
+              minimum: 0
+              description: Datagrams that were not usable RTP (malformed, another payload type, an unknown SSRC, truncated).
+            senderRestarts:
+              type: integer
+              format: int64
+              minimum: 0
+              description: Times a new SSRC or renumbered stream was taken up.
+            concealedMilliseconds:
+              type: integer
+              format: int64
+              minimum: 0
+              description: Audio concealed over lost packets.
     OutputStatus:
       type: object
       required: [url, state, bytes, reconnects]
