@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 @Suite struct AudioGapConcealerTests {
     static let sampleRate = 48000

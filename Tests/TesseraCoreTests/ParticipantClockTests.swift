@@ -1,5 +1,5 @@
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 @Suite struct ParticipantClockTests {
     /// A sender whose wall clock reads `ntpStartMicroseconds` at its instant 0, and whose packets

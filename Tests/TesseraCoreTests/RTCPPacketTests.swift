@@ -1,5 +1,5 @@
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 @Suite struct RTCPPacketTests {
     /// SR from SSRC 0x11223344 at NTP 0xE1234567.80000000 (half a second) and RTP 0x00015F90, no report blocks.

@@ -1,5 +1,5 @@
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 @Suite struct RTPReorderBufferTests {
     static func packet(_ sequence: UInt16, ssrc: UInt32 = 0xA) -> RTPPacket {

@@ -1,5 +1,5 @@
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 @Suite struct SessionDescriptionTests {
     /// What a typical SFU forward looks like: several formats, rtcp attributes, an extra section.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
-@testable import TesseraEngine
+import TesseraEngine
 
 @Suite struct WebhookNotifierTests {
     static let url = URL(string: "http://127.0.0.1:9/hooks")!

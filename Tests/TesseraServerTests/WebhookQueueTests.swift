@@ -1,5 +1,5 @@
 import Testing
-@testable import TesseraEngine
+import TesseraEngine
 
 @Suite struct WebhookQueueTests {
     @Test func keepsOrderBelowCapacity() {

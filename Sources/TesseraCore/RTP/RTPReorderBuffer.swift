@@ -191,7 +191,7 @@ public struct RTPReorderBuffer: Sendable {
 
     /// The 16-bit sequence number as the extended one nearest `reference` (RFC 3550 A.1):
     /// within ±32768 of it, so wrap-around from 65535 to 0 counts as +1.
-    static func extend(_ sequenceNumber: UInt16, near reference: Int64) -> Int64 {
+    public static func extend(_ sequenceNumber: UInt16, near reference: Int64) -> Int64 {
         reference + Int64(Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: reference)))
     }
 }

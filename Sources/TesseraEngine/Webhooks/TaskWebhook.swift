@@ -7,7 +7,7 @@ import Foundation
 /// diffs and queues (under `lock`) and never waits for the network. The delivery loop is a task
 /// of its own that runs while the queue has events and ends when it is empty; it is unstructured
 /// because its callers are plain threads, and it holds this object until it ends.
-final class TaskWebhook: @unchecked Sendable {
+public final class TaskWebhook: @unchecked Sendable {
     let taskId: String
     let url: URL
     private let notifier: WebhookNotifier
@@ -26,7 +26,7 @@ final class TaskWebhook: @unchecked Sendable {
 
     /// Queues an event for each change since the last status observed. Callers must pass statuses
     /// in the order they were taken (ManagedTask serialises this).
-    func observe(_ status: TaskStatus, at date: Date = Date()) {
+    public func observe(_ status: TaskStatus, at date: Date = Date()) {
         lock.withLock {
             let changes = WebhookChange.changes(from: lastStatus, to: status)
             lastStatus = status

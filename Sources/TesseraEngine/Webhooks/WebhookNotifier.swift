@@ -30,7 +30,7 @@ public final class WebhookNotifier: @unchecked Sendable {
     }
 
     /// The webhook of one task posting to `url`.
-    func makeWebhook(taskId: String, url: URL) -> TaskWebhook {
+    public func makeWebhook(taskId: String, url: URL) -> TaskWebhook {
         TaskWebhook(taskId: taskId, url: url, notifier: self)
     }
 
