@@ -261,7 +261,8 @@ def test_allocated_ports_and_patch_add_and_remove(rtp_range_server, senders, tmp
     third = both + [{"id": "third", "rtp": {"allocate": {"video": "H264", "audio": "opus"}}}]
     r = api.patch("/v1/tasks/alloc", {"inputs": third, "layout": layout("host", "guest")})
     assert r.status == 409 and r.json["error"]["path"] == "inputs[2].rtp.allocate", (r.status, r.json)
-    assert [i["id"] for i in api.status("alloc")["inputs"]] == ["host", "guest"], "a refused update changed the task"
+    assert wait_until(lambda: [i["id"] for i in api.status("alloc")["inputs"]] == ["host", "guest"], 3, 0.1), \
+        f"a refused update changed the task: {api.status('alloc')['inputs']}"
     guest = RtpSender(tmp_path, guest_rtp["videoPort"], guest_rtp["audioPort"], BLUE, 1000, vcodec="vp8", name="guest").start()
     senders.append(guest)
     assert wait_colour(api, "alloc", tmp_path, RIGHT_PT, BLUE, 10) is not None, "added participant not drawn"
@@ -351,7 +352,10 @@ def test_lip_sync_of_one_participant(api, tessera_server, senders, tmp_path):
     audio_on = [first_audio + i * window / 48000 for i in onsets(env, 0.1)]
     assert len(video_on) >= 6 and len(audio_on) >= 6, f"flashes {video_on}, beeps {audio_on}"
     offsets = [min(audio_on, key=lambda a: abs(a - v)) - v for v in video_on]
-    late = offsets[len(offsets) // 2:]   # after the sender reports came
+    # Before the first usable sender report (ffmpeg sends the next 5 s after its first) audio and
+    # video are placed by arrival, which ffmpeg's start-up burst can skew by ~250 ms; the last
+    # three flashes come after it.
+    late = offsets[-3:]
     worst = max(abs(o) for o in late)
     assert worst <= 0.1, f"sound minus picture per flash (s): {[round(o, 3) for o in offsets]}"
     print(f"\nlip sync: sound - picture per flash {[round(o * 1000) for o in offsets]} ms")
