@@ -10,12 +10,11 @@ import TesseraMedia
 /// input (matched by task and input id) across updates, and return to the range when the input
 /// is removed or its task ends. Used only inside the registry actor.
 final class RTPAllocations {
-    struct Allocation: Equatable {
+    struct Allocation {
         var video: (codec: RTPCodec, port: Int)?
         var audio: (codec: RTPCodec, port: Int)?
         var sdp: String
         var ports: [Int] { [video?.port, audio?.port].compactMap { $0 }.flatMap { [$0, $0 + 1] } }
-        static func == (a: Allocation, b: Allocation) -> Bool { a.sdp == b.sdp }
     }
 
     private let range: ClosedRange<Int>

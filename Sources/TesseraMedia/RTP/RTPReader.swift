@@ -120,9 +120,7 @@ final class RTPReader: InputReader {
         for event in events {
             switch event {
             case .packet(let packet, let arrival):
-                if stream.ssrc != packet.ssrc {
-                    stream.ssrc = packet.ssrc
-                }
+                stream.ssrc = packet.ssrc
                 for encoded in stream.depacketizer.push(packet, arrivalMicroseconds: arrival) {
                     try decode(encoded, of: stream, ssrc: packet.ssrc, sink: sink)
                 }
