@@ -32,6 +32,18 @@ import TesseraCore
         #expect(out.map(\.data) == [[1, 2, 3]])
     }
 
+    /// A frame whose E packet never came (no sequence gap: the sender left it out) is incomplete
+    /// as far as anyone knows, so it never reaches the decoder; the keyframe after it does.
+    @Test func aFrameInterruptedBeforeItsEndIsDropped() {
+        var stream = TestRTPStream(), depacketizer = VP9Depacketizer()
+        var unfinished = stream.packets(TestPacketizer.vp9(testBytes(3000, seed: 2), keyframe: true), timestamp: 0)
+        unfinished.removeLast()
+        let key = testBytes(2000, seed: 3)
+        let out = depacketizer.push(unfinished + stream.packets(TestPacketizer.vp9(key, keyframe: true), timestamp: 3000))
+        #expect(out.map(\.data) == [key])
+        #expect(depacketizer.statistics == DepacketizerStatistics(frames: 1, malformedPackets: 0, droppedFrames: 1))
+    }
+
     /// Flexible mode: layer indices without TL0PICIDX, then P_DIFF bytes chained by their N bit.
     @Test func flexibleModeReferencesAreSkipped() {
         var stream = TestRTPStream(), depacketizer = VP9Depacketizer()

@@ -80,8 +80,9 @@ struct VideoFrameAssembler {
     /// The whole of a packet whose descriptor says where frames start and end (VP8, VP9).
     mutating func push(_ packet: RTPPacket, arrivalMicroseconds: Int64, descriptor: PayloadDescriptor) -> [EncodedMediaFrame] {
         var frames: [EncodedMediaFrame] = []
-        // A new frame start ends a frame whose end packet never said so.
-        if descriptor.startsFrame { endFrame(into: &frames) }
+        // These formats mark every frame's last packet, so a frame still open when another starts
+        // (or the timestamp moves on) lost its end somewhere: it must not reach the decoder.
+        if descriptor.startsFrame || packet.timestamp != timestamp { abandonOpenFrame() }
         _ = startPacket(timestamp: packet.timestamp, arrivalMicroseconds: arrivalMicroseconds,
                         start: descriptor.startsFrame ? .certain : .impossible, into: &frames)
         if descriptor.isKeyframe { markKeyframe() }
@@ -94,6 +95,7 @@ struct VideoFrameAssembler {
     /// frame, which now has a hole.
     mutating func refuse(_ packet: RTPPacket, arrivalMicroseconds: Int64) -> [EncodedMediaFrame] {
         var frames: [EncodedMediaFrame] = []
+        if packet.timestamp != timestamp { abandonOpenFrame() }
         _ = startPacket(timestamp: packet.timestamp, arrivalMicroseconds: arrivalMicroseconds, start: .unknown, into: &frames)
         markMalformed()
         if packet.marker { endFrame(into: &frames) }
@@ -128,6 +130,14 @@ struct VideoFrameAssembler {
                                             arrivalMicroseconds: arrivalMicroseconds))
         }
         data.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the open frame, if any, as dropped: it is known to be incomplete.
+    mutating func abandonOpenFrame() {
+        guard isOpen else { return }
+        dropOpenFrame()
+        var none: [EncodedMediaFrame] = []
+        endFrame(into: &none)
     }
 
     /// The open frame (if any) has a hole; whatever comes next may lack its start.
