@@ -268,6 +268,12 @@ def test_allocated_ports_and_patch_add_and_remove(rtp_range_server, senders, tmp
     assert wait_colour(api, "alloc", tmp_path, RIGHT_PT, BLUE, 10) is not None, "added participant not drawn"
     assert close(colour_at(snapshot(api, "alloc", tmp_path), LEFT_PT), RED)
 
+    # An update that leaves `inputs` out keeps every allocation.
+    r = api.patch("/v1/tasks/alloc", {"layout": layout("host", "guest", left_bg=BLUE)})
+    assert r.status == 200, r.json
+    kept = api.status("alloc")["inputs"]
+    assert [i.get("rtp") for i in kept] == [host_rtp, guest_rtp], f"a layout-only update lost the allocations: {kept}"
+
     r = api.patch("/v1/tasks/alloc", {"inputs": [both[1]], "layout": layout(None, "guest")})
     assert r.status == 200, r.json
     assert wait_colour(api, "alloc", tmp_path, LEFT_PT, BLACK, 3) is not None, "removed participant's region not cleared"
@@ -281,6 +287,22 @@ def test_allocated_ports_and_patch_add_and_remove(rtp_range_server, senders, tmp
         except OSError:
             return False
     assert wait_until(released, 5, 0.1), f"port {rtp['videoPort']} still bound after the participant was removed"
+
+
+def test_ports_an_sdp_names_are_not_allocated_again(rtp_range_server, tmp_path):
+    """One request with an `sdp` input on the range's first pair and an `allocate` input: the
+    allocation must skip the pair the SDP input is about to bind."""
+    api = rtp_range_server.client
+    first = rtp_range_server.rtp_range[0]
+    sdp = f"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=x\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=video {first} RTP/AVP 96\r\n" \
+          f"a=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\n"
+    st = api.create(rtp_task("sdp-and-alloc", [{"id": "sfu", "rtp": {"sdp": sdp}},
+                                               {"id": "alloc", "rtp": {"allocate": {"video": "VP8", "audio": "opus"}}}]))
+    got = st["inputs"][1]["rtp"]
+    assert {got["videoPort"], got["audioPort"]}.isdisjoint({first, first + 1}), got
+    time.sleep(1.5)
+    errors = [(i["id"], i.get("lastError")) for i in api.status("sdp-and-alloc")["inputs"] if i.get("lastError")]
+    assert not errors, f"an input could not bind its ports: {errors}"
 
 
 def test_busy_port_is_refused_and_starts_nothing(api, tessera_server, tmp_path):

@@ -20,6 +20,15 @@ public enum RTPCodec: String, Sendable, Equatable, CaseIterable {
         guard let codec = RTPCodec.allCases.first(where: { $0.rawValue.lowercased() == lowered }) else { return nil }
         self = codec
     }
+
+    /// The codec an `rtp.allocate` request names for `kind`: H264, VP8, VP9 / opus, aac, pcmu,
+    /// pcma, in any case.
+    public init?(allocationName: String, kind: RTPMediaKind) {
+        let lowered = allocationName.lowercased()
+        let name = lowered == "aac" ? RTPCodec.aac.rawValue.lowercased() : lowered
+        guard let codec = RTPCodec(encodingName: name), codec.kind == kind else { return nil }
+        self = codec
+    }
 }
 
 /// One usable m= section of an SDP: where to listen and how to read the payload.
@@ -39,6 +48,9 @@ public struct RTPMediaDescription: Sendable, Equatable {
     public var formatParameters: [String: String]
     /// The media section's c= address, else the session's.
     public var address: String?
+
+    /// The UDP ports a receiver binds for this stream: RTP, and RTCP unless multiplexed.
+    public var boundPorts: [Int] { rtcpMux ? [port] : [port, rtcpPort] }
 
     public init(kind: RTPMediaKind, port: Int, rtcpPort: Int, rtcpMux: Bool, payloadType: UInt8, codec: RTPCodec,
                 clockRate: Int, channels: Int, formatParameters: [String: String], address: String?) {
@@ -61,6 +73,9 @@ public struct SessionDescription: Sendable, Equatable {
     public init(video: RTPMediaDescription?, audio: RTPMediaDescription?) {
         self.video = video; self.audio = audio
     }
+
+    /// Every UDP port a receiver of this session binds.
+    public var boundPorts: [Int] { (video?.boundPorts ?? []) + (audio?.boundPorts ?? []) }
 
     /// Why an SDP cannot be received: one short sentence that names the offending line.
     public struct Invalid: Error, CustomStringConvertible, Equatable, Sendable {

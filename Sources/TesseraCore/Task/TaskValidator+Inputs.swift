@@ -89,12 +89,12 @@ extension ValidationContext {
     private mutating func resolveAllocation(_ allocate: RTPAllocation, at path: String) -> ResolvedInput.Source? {
         var ok = true
         let video = allocate.video?.uppercased()
-        if let video, !["H264", "VP8", "VP9"].contains(video) {
+        if let name = allocate.video, RTPCodec(allocationName: name, kind: .video) == nil {
             issues.add(path + ".video", "expected H264, VP8 or VP9, got \"\(allocate.video!)\"")
             ok = false
         }
         let audio = allocate.audio?.lowercased()
-        if let audio, !["opus", "aac", "pcmu", "pcma"].contains(audio) {
+        if let name = allocate.audio, RTPCodec(allocationName: name, kind: .audio) == nil {
             issues.add(path + ".audio", "expected opus, aac, pcmu or pcma, got \"\(allocate.audio!)\"")
             ok = false
         }

@@ -34,8 +34,10 @@ final class RTPAllocations {
 
     /// Rewrites the `inputs` array of a task document: each `rtp.allocate` input gets ports (the
     /// ones it already has, when the same id asks for the same codecs) and becomes an `rtp.sdp`
-    /// input. `rtp.sdp` inputs new to the task are checked for busy ports. Returns the new array and
-    /// the allocations the task would hold; nothing is recorded until `commit`.
+    /// input. `rtp.sdp` inputs new to the task are checked for busy ports; one that is an allocated
+    /// input as the task already runs it (an update that leaves `inputs` alone) keeps its ports.
+    /// Returns the new array and the allocations the task would hold; nothing is recorded until
+    /// `commit`.
     func resolve(inputs: JSONValue, taskId: String, knownSDPs: Set<String>) throws -> (JSONValue, [String: Allocation]) {
         guard case .array(let items) = inputs else { return (inputs, [:]) }
         let current = byTask[taskId] ?? [:]
@@ -43,50 +45,40 @@ final class RTPAllocations {
         // only after the update is applied.
         var taken = Set(byTask.values.flatMap { $0.values.flatMap(\.ports) })
         var result: [String: Allocation] = [:]
+        // SDP inputs first: their ports are not bound yet, so only `taken` keeps an allocation
+        // from handing them out again.
+        try checkSDPInputs(items, current: current, knownSDPs: knownSDPs, taken: &taken, kept: &result)
         var rewritten: [JSONValue] = []
-        var boundBySDP: [Int: Int] = [:]
         for (index, item) in items.enumerated() {
-            guard case .object(var fields) = item, case .string(let id)? = fields["id"],
-                  case .object(let rtp)? = fields["rtp"] else {
+            guard let (id, rtp) = Self.rtpFields(item), case .object(let ask)? = rtp["allocate"],
+                  case .object(var fields) = item else {
                 rewritten.append(item)
                 continue
             }
-            let path = "inputs[\(index)].rtp"
-            if case .object(let ask)? = rtp["allocate"] {
-                let video = Self.codec(ask["video"]), audio = Self.codec(ask["audio"])
-                var allocation: Allocation
-                if let existing = current[id], existing.video?.codec == video, existing.audio?.codec == audio {
-                    allocation = existing
-                } else {
-                    allocation = try allocate(video: video, audio: audio, taskId: taskId, inputId: id, taken: taken, path: path)
-                }
-                taken.formUnion(allocation.ports)
-                result[id] = allocation
-                fields["rtp"] = .object(["sdp": .string(allocation.sdp)])
-                rewritten.append(.object(fields))
+            let video = ask["video"].flatMap(Self.name).flatMap { RTPCodec(allocationName: $0, kind: .video) }
+            let audio = ask["audio"].flatMap(Self.name).flatMap { RTPCodec(allocationName: $0, kind: .audio) }
+            var allocation: Allocation
+            if let existing = current[id], existing.video?.codec == video, existing.audio?.codec == audio {
+                allocation = existing
             } else {
-                if case .string(let sdp)? = rtp["sdp"], let session = try? SessionDescription.parse(sdp) {
-                    let ports = [session.video, session.audio].compactMap { $0 }.flatMap { [$0.port] + ($0.rtcpMux ? [] : [$0.rtcpPort]) }
-                    for port in ports {
-                        if let other = boundBySDP[port] {
-                            throw ServiceError.portInUse("UDP port \(port) is named by inputs[\(other)] too", path: path + ".sdp")
-                        }
-                        boundBySDP[port] = index
-                    }
-                    // Ports of an input that is already running are its own; only new ones are probed.
-                    if !knownSDPs.contains(sdp) {
-                        if let port = ports.first(where: taken.contains) {
-                            throw ServiceError.portInUse("UDP port \(port) is allocated to another RTP input", path: path + ".sdp")
-                        }
-                        if let busy = UDPPortProbe.firstBusy(ports) {
-                            throw ServiceError.portInUse(busy.reason, path: path + ".sdp")
-                        }
-                    }
-                }
-                rewritten.append(item)
+                allocation = try allocate(video: video, audio: audio, taskId: taskId, inputId: id, taken: taken,
+                                          path: "inputs[\(index)].rtp")
             }
+            taken.formUnion(allocation.ports)
+            result[id] = allocation
+            fields["rtp"] = .object(["sdp": .string(allocation.sdp)])
+            rewritten.append(.object(fields))
         }
         return (.array(rewritten), result)
+    }
+
+    /// The SDP texts of a document's `rtp.sdp` inputs.
+    static func sdpTexts(in document: JSONValue) -> Set<String> {
+        guard case .object(let fields) = document, case .array(let inputs)? = fields["inputs"] else { return [] }
+        return Set(inputs.compactMap { input -> String? in
+            guard let (_, rtp) = rtpFields(input), case .string(let sdp)? = rtp["sdp"] else { return nil }
+            return sdp
+        })
     }
 
     /// Records what a task holds now (after its start or update succeeded); inputs gone from it
@@ -99,18 +91,43 @@ final class RTPAllocations {
 
     // MARK: Private
 
-    private static func codec(_ value: JSONValue?) -> RTPCodec? {
-        guard case .string(let name)? = value else { return nil }
-        switch name.lowercased() {
-        case "h264": return .h264
-        case "vp8": return .vp8
-        case "vp9": return .vp9
-        case "opus": return .opus
-        case "aac": return .aac
-        case "pcmu": return .pcmu
-        case "pcma": return .pcma
-        default: return nil
+    /// No two SDP inputs may name one port, and a new one may not name a port that is allocated
+    /// or bound elsewhere; every named port is then `taken`. An SDP input that is an allocation
+    /// of this task, unchanged, is `kept`.
+    private func checkSDPInputs(_ items: [JSONValue], current: [String: Allocation], knownSDPs: Set<String>,
+                                taken: inout Set<Int>, kept: inout [String: Allocation]) throws {
+        var boundBySDP: [Int: Int] = [:]
+        for (index, item) in items.enumerated() {
+            guard let (id, rtp) = Self.rtpFields(item), case .string(let sdp)? = rtp["sdp"],
+                  let session = try? SessionDescription.parse(sdp) else { continue }
+            let path = "inputs[\(index)].rtp.sdp"
+            let ports = session.boundPorts
+            for port in ports {
+                if let other = boundBySDP[port] { throw ServiceError.portInUse("UDP port \(port) is named by inputs[\(other)] too", path: path) }
+                boundBySDP[port] = index
+            }
+            if let allocation = current[id], allocation.sdp == sdp {
+                kept[id] = allocation
+            } else if !knownSDPs.contains(sdp) {
+                // Ports of an input that is already running are its own; only new ones are probed.
+                if let port = ports.first(where: taken.contains) {
+                    throw ServiceError.portInUse("UDP port \(port) is allocated to another RTP input", path: path)
+                }
+                if let busy = UDPPortProbe.firstBusy(ports) { throw ServiceError.portInUse(busy.reason, path: path) }
+            }
+            taken.formUnion(ports)
         }
+    }
+
+    /// An input's id and `rtp` object, if it is an RTP input.
+    private static func rtpFields(_ item: JSONValue) -> (id: String, rtp: [String: JSONValue])? {
+        guard case .object(let fields) = item, case .string(let id)? = fields["id"], case .object(let rtp)? = fields["rtp"] else { return nil }
+        return (id, rtp)
+    }
+
+    private static func name(_ value: JSONValue) -> String? {
+        if case .string(let name) = value { return name }
+        return nil
     }
 
     /// Even RTP ports (RTCP on the odd one after), the first free pairs of the range that can
