@@ -34,6 +34,21 @@ import TesseraCore
         }
     }
 
+    /// Over three years from its anchor (10¹³ ticks at 90 kHz) a stream still maps exactly:
+    /// `ticks × 10⁶` on its own would have overflowed 64 bits after 3.2 years.
+    @Test func aStreamYearsLongStillMapsExactly() {
+        var clock = ParticipantClock()
+        let step: Int64 = 10_000 * 90_000  // 10,000 s per packet, under the 2³¹ extension window
+        var mismatches = 0
+        for index: Int64 in 0...11_000 {
+            let arrival = 5_000_000 + index * 10_000 * 1_000_000
+            let presented = clock.presentationMicroseconds(kind: .video, ssrc: 9, rtpTimestamp: UInt32(truncatingIfNeeded: 77 + index * step),
+                                                          clockRate: 90000, arrivalMicroseconds: arrival)
+            if presented != arrival { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test(arguments: [(UInt32(0x1234_5678), UInt32(0x9ABC_DEF0)), (0xFFFF_0000, 17), (3, 0xFFFF_FFF0)])
     func senderReportsBringAudioAndVideoTogether(videoStart: UInt32, audioStart: UInt32) {
         let sender = Sender(videoStart: videoStart, audioStart: audioStart)

@@ -33,7 +33,11 @@ public struct ParticipantClock: Sendable {
             return anchorMicroseconds + ticksToMicroseconds(timestamp - anchorTimestamp)
         }
 
-        func ticksToMicroseconds(_ ticks: Int64) -> Int64 { ticks * 1_000_000 / Int64(clockRate) }
+        /// Whole seconds first: `ticks × 10⁶` alone would overflow for a stream months long.
+        func ticksToMicroseconds(_ ticks: Int64) -> Int64 {
+            let rate = Int64(clockRate)
+            return ticks / rate * 1_000_000 + ticks % rate * 1_000_000 / rate
+        }
 
         /// Nearest to the newest timestamp (RFC 3550 A.1 for 32 bits): steps back of less than half
         /// the range are B-frames or reordering, not wrap-around.

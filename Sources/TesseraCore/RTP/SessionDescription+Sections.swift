@@ -130,8 +130,10 @@ struct SDPSectionReader {
         guard parts.count == 2 || parts.count == 3, !parts[0].isEmpty else {
             throw .init("a=rtpmap line \(number): expected \"a=rtpmap:<payload type> <name>/<clock rate>[/<channels>]\"")
         }
-        guard let clockRate = Int(parts[1]), clockRate > 0 else {
-            throw .init("a=rtpmap line \(number): clock rate \"\(parts[1])\" is not a positive number")
+        // Real clock rates are 8000 to 192000 Hz (video 90000); a cap keeps timestamp arithmetic
+        // and the decoder's 32-bit sample rate far from overflow.
+        guard let clockRate = Int(parts[1]), (1...1_000_000).contains(clockRate) else {
+            throw .init("a=rtpmap line \(number): clock rate \"\(parts[1])\" is not a number from 1 to 1000000")
         }
         var channels: Int?
         if parts.count == 3 {
