@@ -9,23 +9,23 @@ final class UDPSocket {
     let descriptor: Int32
     let port: Int
 
-    /// Binds `port` on every IPv4 interface. The receive buffer is enlarged so a burst (a keyframe
-    /// of a few hundred packets) is not dropped by the kernel while the input thread decodes.
+    /// Binds `port` on every interface, IPv6 and IPv4 alike (one dual-stack socket; IPv4 only
+    /// where the kernel has no IPv6), so an SFU can be told either kind of `--rtp-address`. The
+    /// receive buffer is enlarged so a burst (a keyframe of a few hundred packets) is not dropped
+    /// by the kernel while the input thread decodes.
     init(port: Int, receiveBufferBytes: Int32 = 4 << 20) throws {
         guard (1...65535).contains(port) else { throw MediaError("UDP port \(port) is out of range") }
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        var family = AF_INET6
+        var descriptor = socket(AF_INET6, flags, 0)
+        if descriptor < 0 {
+            family = AF_INET
+            descriptor = socket(AF_INET, flags, 0)
+        }
         guard descriptor >= 0 else { throw MediaError("cannot open a UDP socket: \(Self.lastErrorText())") }
         var size = receiveBufferBytes
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr = in_addr(s_addr: INADDR_ANY)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let bound = family == AF_INET6 ? Self.bindDualStack(descriptor, port: port) : Self.bindIPv4(descriptor, port: port)
         if bound != 0 {
             let code = tessera_errno()
             close(descriptor)
@@ -34,6 +34,27 @@ final class UDPSocket {
         }
         self.descriptor = descriptor
         self.port = port
+    }
+
+    private static func bindDualStack(_ descriptor: Int32, port: Int) -> Int32 {
+        var v6Only: Int32 = 0
+        _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &v6Only, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in6()  // all zeros: the IPv6 wildcard address
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+    }
+
+    private static func bindIPv4(_ descriptor: Int32, port: Int) -> Int32 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr = in_addr(s_addr: INADDR_ANY)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
     }
 
     deinit { close(descriptor) }
