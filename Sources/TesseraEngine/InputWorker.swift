@@ -134,7 +134,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
                 needsPlacement = true
                 backoff = 0.5
                 let reader = lock.withLock { self.reader! }
-                defer { lock.withLock { decodeErrors += reader.decodeErrors } }
+                // The reader goes with its run: a reopen must find the old sockets closed.
+                defer { lock.withLock { decodeErrors += reader.decodeErrors; self.reader = nil } }
                 try reader.run(into: self)
             } catch {
                 if channel.isCancelled { break }

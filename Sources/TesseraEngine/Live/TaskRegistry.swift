@@ -117,7 +117,7 @@ public actor TaskRegistry: TaskService {
             throw ServiceError(code: "InvalidUpdate", httpStatus: 400,
                                message: "an update cannot switch a task between audio-only and audio-video", path: "layout")
         }
-        let running = Self.sdpTexts(in: task.document)
+        let running = RTPAllocations.sdpTexts(in: task.document)
         let (inputs, allocations) = try rtp.resolve(inputs: merged["inputs"] ?? .null, taskId: taskId, knownSDPs: running)
         if merged["inputs"] != nil { merged["inputs"] = inputs }
         try task.update(document: .object(merged), resolved: after, sequence: sequence)
@@ -128,7 +128,8 @@ public actor TaskRegistry: TaskService {
     public func stop(_ taskId: String) async throws -> TaskStatus {
         let task = try task(taskId)
         await task.stop(timeoutSeconds: 15)
-        rtp.release(taskId: taskId)
+        // While this waited, a new task may have taken the id (and ports) of the finished one.
+        if tasks[taskId] === task { rtp.release(taskId: taskId) }
         return withRTP(task.status)
     }
 
@@ -219,14 +220,5 @@ public actor TaskRegistry: TaskService {
             status.inputs[index].rtp = rtp.status(taskId: status.taskId, inputId: status.inputs[index].id)
         }
         return status
-    }
-
-    /// The SDP texts of a document's RTP inputs (their ports are already bound by the worker).
-    private static func sdpTexts(in document: JSONValue) -> Set<String> {
-        guard case .object(let fields) = document, case .array(let inputs)? = fields["inputs"] else { return [] }
-        return Set(inputs.compactMap { input -> String? in
-            guard case .object(let input) = input, case .object(let rtp)? = input["rtp"], case .string(let sdp)? = rtp["sdp"] else { return nil }
-            return sdp
-        })
     }
 }
