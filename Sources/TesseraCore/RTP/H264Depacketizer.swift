@@ -34,8 +34,7 @@ public struct H264Depacketizer: FrameAssemblingDepacketizer {
         }
         if !depacketize(payload) {
             // The refused packet may have been a fragment start: its continuations are no news.
-            fragmentOpen = false
-            orphanFragmentsExpected = true
+            forgetFragment()
             assembler.markMalformed()
         }
         if packet.marker {
@@ -47,15 +46,19 @@ public struct H264Depacketizer: FrameAssemblingDepacketizer {
     }
 
     public mutating func packetsLost() {
-        fragmentOpen = false
-        orphanFragmentsExpected = true
+        forgetFragment()
         assembler.packetsLost()
     }
 
     public mutating func reset() {
+        forgetFragment()
+        assembler.reset()
+    }
+
+    /// An FU-A in progress is lost; continuations that arrive for it are expected, not malformed.
+    private mutating func forgetFragment() {
         fragmentOpen = false
         orphanFragmentsExpected = true
-        assembler.reset()
     }
 
     // MARK: - Payload structures
