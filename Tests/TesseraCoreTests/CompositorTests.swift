@@ -260,9 +260,10 @@ import TesseraCore
 
     // MARK: Speed
 
-    /// Not a pass/fail benchmark; prints ms per 1280x720 frame so regressions show in the log.
+    /// 300 full 720p frames of four tiles; prints ms per frame so a regression shows in the log.
+    /// Pass or fail judges the pixels only: speed is measured side by side with ffmpeg in bench/.
     @Test(arguments: [UInt8(255), 128])
-    func composeSpeed720p(alpha: UInt8) {
+    func composesManyFramesOfFourTiles720p(alpha: UInt8) {
         let tiles = [Self.red, Self.green, Self.blue, Self.white].map { Self.solid(640, 360, $0) }
         let regions = (0..<4).map { Self.region(($0 % 2) * 640, ($0 / 2) * 360, 640, 360, alpha: alpha) }
         let layout = Self.layout(regions, width: 1280, height: 720)
@@ -274,6 +275,5 @@ import TesseraCore
         let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(frames)
         print("compose 1280x720, four 640x360 tiles, alpha \(alpha): \(String(format: "%.3f", ms)) ms/frame")
         #expect(canvas.sample(x: 700, y: 400).y == Blend.mix(Self.white.y, over: Self.grey.y, alpha: alpha))
-        #expect(ms < 33)
     }
 }
