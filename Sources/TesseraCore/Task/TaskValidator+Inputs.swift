@@ -90,12 +90,12 @@ extension ValidationContext {
         var ok = true
         let video = allocate.video?.uppercased()
         if let name = allocate.video, RTPCodec(allocationName: name, kind: .video) == nil {
-            issues.add(path + ".video", "expected H264, VP8 or VP9, got \"\(allocate.video!)\"")
+            issues.add(path + ".video", "expected H264, VP8 or VP9, got \"\(name)\"")
             ok = false
         }
         let audio = allocate.audio?.lowercased()
         if let name = allocate.audio, RTPCodec(allocationName: name, kind: .audio) == nil {
-            issues.add(path + ".audio", "expected opus, aac, pcmu or pcma, got \"\(allocate.audio!)\"")
+            issues.add(path + ".audio", "expected opus, aac, pcmu or pcma, got \"\(name)\"")
             ok = false
         }
         if video == nil && audio == nil {

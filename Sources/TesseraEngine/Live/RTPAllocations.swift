@@ -55,8 +55,7 @@ final class RTPAllocations {
                 rewritten.append(item)
                 continue
             }
-            let video = ask["video"].flatMap(Self.name).flatMap { RTPCodec(allocationName: $0, kind: .video) }
-            let audio = ask["audio"].flatMap(Self.name).flatMap { RTPCodec(allocationName: $0, kind: .audio) }
+            let video = Self.codec(ask["video"], kind: .video), audio = Self.codec(ask["audio"], kind: .audio)
             var allocation: Allocation
             if let existing = current[id], existing.video?.codec == video, existing.audio?.codec == audio {
                 allocation = existing
@@ -125,9 +124,9 @@ final class RTPAllocations {
         return (id, rtp)
     }
 
-    private static func name(_ value: JSONValue) -> String? {
-        if case .string(let name) = value { return name }
-        return nil
+    private static func codec(_ value: JSONValue?, kind: RTPMediaKind) -> RTPCodec? {
+        guard case .string(let name)? = value else { return nil }
+        return RTPCodec(allocationName: name, kind: kind)
     }
 
     /// Even RTP ports (RTCP on the odd one after), the first free pairs of the range that can
