@@ -12,8 +12,17 @@ enum RawHTTP {
 
     /// Sends `request` to 127.0.0.1:`port` and returns the server's answer: its head and as much
     /// body as its Content-Length says (or all until it closes, or `timeoutSeconds` pass without
-    /// a byte).
-    static func exchange(port: Int, _ request: String, timeoutSeconds: Int = 5) throws -> String {
+    /// a byte). The blocking socket calls run on a thread of their own: on the cooperative pool
+    /// (two threads on two cores) they could starve the very server handler they wait for.
+    static func exchange(port: Int, _ request: String, timeoutSeconds: Int = 5) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try blockingExchange(port: port, request, timeoutSeconds: timeoutSeconds) })
+            }.start()
+        }
+    }
+
+    private static func blockingExchange(port: Int, _ request: String, timeoutSeconds: Int) throws -> String {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "cannot create a socket") }
         defer { close(socket) }
@@ -36,7 +45,11 @@ enum RawHTTP {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !isComplete(answer) {
             let received = recv(socket, &buffer, buffer.count, 0)
-            guard received > 0 else { break }
+            if received < 0 && errno == EINTR { continue }
+            if received < 0 {
+                throw Failure(description: "receive failed after \(answer.count) bytes: \(String(cString: strerror(errno)))")
+            }
+            if received == 0 { break }
             answer += buffer[..<received]
         }
         return String(decoding: answer, as: UTF8.self)

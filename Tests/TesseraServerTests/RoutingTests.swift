@@ -144,13 +144,15 @@ import TesseraServer
             // Only the head goes out: the server must answer from Content-Length alone, before any
             // body arrives. (Writing a body too raced the server's answer and close, and failed
             // the client's write now and then with "I/O on closed channel".)
-            let answer = try RawHTTP.exchange(port: port, "POST /v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            let answer = try await RawHTTP.exchange(port: port, "POST /v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                               + "Content-Type: application/json\r\nContent-Length: 16384\r\n\r\n")
             #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
             #expect(answer.contains("PayloadTooLarge"))
-            // The server still serves the next request.
-            let status = try await client.execute(uri: "/healthz", method: .get).status
-            #expect(status == .ok)
+            // The server still serves the next connection. (Over a plain socket as well: the test
+            // client's own connection, opened before the test body runs, was now and then reset
+            // while the machine was loaded, whatever the server answered.)
+            let health = try await RawHTTP.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(health.hasPrefix("HTTP/1.1 200"), "\(health.prefix(200))")
         }
         #expect(await server.service.createCalls == 0)
     }
