@@ -107,13 +107,15 @@ def test_killed_worker_fails_or_restarts_only_its_task(api, tessera_server, rtmp
         seen = []
 
         def handled():
+            # The processes first: a new worker exists only after the server has counted the
+            # restart, so a status read after them cannot be older than the restart they show.
+            workers_now = tessera_server.workers() - {pid_b} - base
             st = api.status("victim")
             if not seen or seen[-1] != st["state"]:
                 seen.append(st["state"])
             if st["state"] == "failed":
                 return st
             pid_now = st.get("workerPid")
-            workers_now = tessera_server.workers() - {pid_b} - base
             restarted = (pid_now and pid_now != pid_a) or (workers_now - {pid_a})
             if st["state"] == "running" and restarted and st.get("outputs", [{}])[0].get("state") == "live":
                 return st

@@ -41,7 +41,6 @@ final class RTPReader: InputReader {
         let sockets = source.streams.flatMap(\.sockets)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.datagramCapacity, alignment: 16)
         defer { buffer.deallocate() }
-        var lastPublished: Int64 = 0
         while !sink.shouldStop && !source.interrupt.isCancelled {
             UDPSocket.wait(for: sockets, timeoutMilliseconds: waitMilliseconds())
             for stream in source.streams {
@@ -49,11 +48,9 @@ final class RTPReader: InputReader {
                 if let control = stream.controlSocket { receiveControl(control, stream: stream, buffer: buffer) }
                 try handle(stream.reorder.expire(nowMicroseconds: nowMicroseconds), of: stream, sink: sink)
             }
-            let now = nowMicroseconds
-            if now - lastPublished > 200_000 {
-                publishCounters()
-                lastPublished = now
-            }
+            // Every pass (a few sums under a lock): a status that already counts the pictures of a
+            // new sender must also count its restart, not trail it by a publishing interval.
+            publishCounters()
         }
         publishCounters()
     }
