@@ -16,6 +16,11 @@ final class ManagedTask: @unchecked Sendable {
     private var restarts = 0
     private var stopping = false
     private var workerStatus: WorkerStatus
+    /// The participants and (redacted) outputs of the document in force. A worker's report can
+    /// predate the latest update; it is fitted to these, so a status never loses a participant
+    /// that an update has already answered for.
+    private var inputIds: [String]
+    private var outputURLs: [String]
     private var finalState: TaskState?
     private var finalReason: String?
     private var lastEventAt = Date()
@@ -42,9 +47,11 @@ final class ManagedTask: @unchecked Sendable {
         webhook = resolved.callbackUrl.flatMap(URL.init(string:)).flatMap { url in
             webhooks?.makeWebhook(taskId: id, url: url)
         }
+        inputIds = resolved.inputs.map(\.id)
+        outputURLs = resolved.outputs.map { URLRedaction.redact($0.url) }
         workerStatus = WorkerStatus(state: .starting, reason: nil, frames: 0, fps: 0, bitrateKbps: 0, lateFrames: 0,
-                                    inputs: resolved.inputs.map { InputStatus(id: $0.id, state: .waiting) },
-                                    outputs: resolved.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) })
+                                    inputs: inputIds.map { InputStatus(id: $0, state: .waiting) },
+                                    outputs: outputURLs.map { OutputStatus(url: $0, state: .connecting) })
     }
 
     // MARK: Life
@@ -112,25 +119,24 @@ final class ManagedTask: @unchecked Sendable {
         if let sequence { lastSequence = sequence }
         document = updated
         // Answer with the new participants and outputs at once; the worker's next report follows.
-        workerStatus.inputs = Self.merge(resolved.inputs.map(\.id), into: workerStatus.inputs)
-        workerStatus.outputs = Self.merge(outputs: resolved.outputs, into: workerStatus.outputs)
+        inputIds = resolved.inputs.map(\.id)
+        outputURLs = resolved.outputs.map { URLRedaction.redact($0.url) }
+        fitToDocument(&workerStatus)
         let worker = self.worker
         lock.unlock()
         worker?.send(WorkerCommand(type: .update, document: updated))
         publishStatus()
     }
 
-    private static func merge(_ ids: [String], into current: [InputStatus]) -> [InputStatus] {
-        ids.map { id in current.first(where: { $0.id == id }) ?? InputStatus(id: id, state: .waiting) }
-    }
-
-    /// Outputs are matched by redacted URL, in order (two keys on one path redact alike).
-    private static func merge(outputs: [ResolvedOutput], into current: [OutputStatus]) -> [OutputStatus] {
-        var unused = current
-        return outputs.map { output in
-            let redacted = URLRedaction.redact(output.url)
-            if let index = unused.firstIndex(where: { $0.url == redacted }) { return unused.remove(at: index) }
-            return OutputStatus(url: redacted, state: .connecting)
+    /// Keeps what the worker reported for the document's participants and outputs, adds the ones
+    /// it has not reported yet (waiting / connecting) and drops removed ones. Call under `lock`.
+    private func fitToDocument(_ status: inout WorkerStatus) {
+        status.inputs = inputIds.map { id in status.inputs.first(where: { $0.id == id }) ?? InputStatus(id: id, state: .waiting) }
+        // Outputs are matched by redacted URL, in order (two keys on one path redact alike).
+        var unused = status.outputs
+        status.outputs = outputURLs.map { url in
+            if let index = unused.firstIndex(where: { $0.url == url }) { return unused.remove(at: index) }
+            return OutputStatus(url: url, state: .connecting)
         }
     }
 
@@ -204,6 +210,7 @@ final class ManagedTask: @unchecked Sendable {
                 if let status = event.status {
                     var status = status
                     if stopping && !status.state.isFinal { status.state = .stopping }
+                    fitToDocument(&status)
                     workerStatus = status
                 }
                 if event.type == .exit, let status = event.status {
