@@ -79,6 +79,34 @@ import TesseraCore
         }
     }
 
+    /// Senders send their first SR with their first packet, before anything is decoded: it is
+    /// kept, so audio and video are in sync from the first frame, not from the next SR seconds later.
+    @Test func reportsBeforeTheFirstPacketSyncFromTheStart() {
+        let sender = Sender(videoStart: 0x7000_0000, audioStart: 0xFFFF_FF00)
+        var clock = ParticipantClock()
+        clock.noteSenderReport(sender.report(.video, at: 0), kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 0))
+        clock.noteSenderReport(sender.report(.audio, at: 0), kind: .audio, arrivalMicroseconds: sender.arrival(.audio, at: 0))
+        #expect(!clock.synchronizedBySenderReports)
+        // The first decoded video frame comes half a second in (a late keyframe).
+        for instant in stride(from: Int64(500_000), through: 1_500_000, by: 100_000) {
+            let video = sender.present(&clock, .video, at: instant)
+            let audio = sender.present(&clock, .audio, at: instant)
+            #expect(abs(video - audio) <= 1000, "at \(instant): video \(video), audio \(audio)")
+        }
+        #expect(clock.synchronizedBySenderReports)
+    }
+
+    /// A held report is only ever applied to the stream of its own SSRC.
+    @Test func aHeldReportOfAnotherSenderIsNotApplied() {
+        let sender = Sender(videoStart: 500, audioStart: 900)
+        var clock = ParticipantClock()
+        var stranger = sender.report(.video, at: 0)
+        stranger.ssrc = 77
+        clock.noteSenderReport(stranger, kind: .video, arrivalMicroseconds: sender.arrival(.video, at: 0))
+        #expect(sender.present(&clock, .video, at: 0) == sender.arrival(.video, at: 0))
+        #expect(!clock.synchronizedBySenderReports)
+    }
+
     @Test func beforeAnyReportTimeFollowsTheFirstArrival() {
         var clock = ParticipantClock()
         #expect(clock.presentationMicroseconds(kind: .audio, ssrc: 9, rtpTimestamp: 0xFFFF_FF00, clockRate: 48000,

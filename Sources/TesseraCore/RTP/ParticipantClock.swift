@@ -46,8 +46,17 @@ public struct ParticipantClock: Sendable {
         }
     }
 
+    private struct HeldReport: Sendable {
+        var report: RTCPSenderReport
+        var arrivalMicroseconds: Int64
+    }
+
     private let maxDriftMicroseconds: Int64
     private var streams: [RTPMediaKind: StreamMapping] = [:]
+    /// The latest SR of a stream not mapped yet (or of another SSRC). Senders send their first SR
+    /// with their first packet, long before a frame is decoded (a late join waits for a keyframe),
+    /// and the next one only seconds later: held, it syncs the stream from its first picture.
+    private var heldReports: [RTPMediaKind: HeldReport] = [:]
     /// local = sender NTP + this; one value for both streams so they share the sender's clock.
     private var senderOffsetMicroseconds: Int64?
     /// True while at least one stream is mapped through a sender report.
@@ -63,7 +72,8 @@ public struct ParticipantClock: Sendable {
                                                   clockRate: Int, arrivalMicroseconds: Int64) -> Int64 {
         guard var stream = streams[kind], stream.ssrc == ssrc, stream.clockRate == clockRate else {
             anchor(kind, ssrc: ssrc, timestamp: Int64(rtpTimestamp), clockRate: clockRate, at: arrivalMicroseconds)
-            return arrivalMicroseconds
+            // Its arrival, unless a held sender report already put it on the sender's clock.
+            return streams[kind]?.mapped(Int64(rtpTimestamp), senderOffset: senderOffsetMicroseconds) ?? arrivalMicroseconds
         }
         let timestamp = stream.extend(rtpTimestamp)
         stream.newestTimestamp = max(stream.newestTimestamp, timestamp)
@@ -73,15 +83,18 @@ public struct ParticipantClock: Sendable {
             // The sender's RTP clock jumped (or restarted with the same SSRC): start this stream
             // afresh; its next SR brings it back onto the shared clock.
             anchor(kind, ssrc: ssrc, timestamp: timestamp, clockRate: clockRate, at: arrivalMicroseconds)
-            return arrivalMicroseconds
+            return streams[kind]?.mapped(timestamp, senderOffset: senderOffsetMicroseconds) ?? arrivalMicroseconds
         }
         return mapped
     }
 
     public mutating func noteSenderReport(_ report: RTCPSenderReport, kind: RTPMediaKind, arrivalMicroseconds: Int64) {
-        // An SR before the stream's first packet, or from another SSRC, has nothing to map yet;
-        // senders repeat them every few seconds.
-        guard var stream = streams[kind], stream.ssrc == report.ssrc else { return }
+        // An SR before the stream's first packet, or from another SSRC (a restarting sender's,
+        // during its probation), has nothing to map yet: kept for when that stream is anchored.
+        guard var stream = streams[kind], stream.ssrc == report.ssrc else {
+            heldReports[kind] = HeldReport(report: report, arrivalMicroseconds: arrivalMicroseconds)
+            return
+        }
         let timestamp = stream.extend(report.rtpTimestamp)
         let ntp = report.ntpMicroseconds
         let offset = senderOffsetMicroseconds ?? stream.mapped(timestamp, senderOffset: nil) - ntp
@@ -104,6 +117,10 @@ public struct ParticipantClock: Sendable {
         streams[kind] = StreamMapping(ssrc: ssrc, clockRate: max(1, clockRate), newestTimestamp: timestamp,
                                       anchorTimestamp: timestamp, anchorMicroseconds: local, senderReport: nil)
         forgetOffsetIfUnused()
+        if let held = heldReports[kind], held.report.ssrc == ssrc {
+            heldReports[kind] = nil
+            noteSenderReport(held.report, kind: kind, arrivalMicroseconds: held.arrivalMicroseconds)
+        }
     }
 
     /// With no stream left on the sender's clock the offset constrains nothing, and keeping it

@@ -103,10 +103,11 @@ final class RTPReader: InputReader {
     }
 
     /// Sender reports tie the participant's RTP clocks to one wall clock; anything else in RTCP
-    /// (receiver reports, SDES, BYE) changes nothing here.
+    /// (receiver reports, SDES, BYE) changes nothing here. The clock matches reports to streams
+    /// by SSRC, and keeps one that comes before its stream's first decoded frame.
     private func noteControl(_ datagram: UnsafeRawBufferPointer, stream: RTPStream, arrival: Int64) {
         guard let compound = RTCPCompound.parse(datagram) else { return }
-        for report in compound.senderReports where report.ssrc == stream.ssrc {
+        for report in compound.senderReports {
             clock.noteSenderReport(report, kind: stream.media.kind, arrivalMicroseconds: arrival)
         }
     }
@@ -117,7 +118,6 @@ final class RTPReader: InputReader {
         for event in events {
             switch event {
             case .packet(let packet, let arrival):
-                stream.ssrc = packet.ssrc
                 for encoded in stream.depacketizer.push(packet, arrivalMicroseconds: arrival) {
                     try decode(encoded, of: stream, ssrc: packet.ssrc, sink: sink)
                 }
@@ -128,7 +128,6 @@ final class RTPReader: InputReader {
                 stream.depacketizer.reset()
                 stream.decoder.flush()
                 clock.reset(kind: stream.media.kind)
-                stream.ssrc = nil
                 if stream.media.kind == .video { lastVideoPts = nil }
             }
         }

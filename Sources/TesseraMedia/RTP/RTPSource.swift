@@ -38,8 +38,6 @@ final class RTPStream {
     var reorder = RTPReorderBuffer()
     var depacketizer: any RTPDepacketizer
     let decoder: Decoder
-    /// The sender whose packets the reorder buffer currently passes on.
-    var ssrc: UInt32?
     /// Datagrams refused before the reorder buffer: not RTP, another payload type, truncated.
     var refusedDatagrams: Int64 = 0
 
