@@ -71,9 +71,7 @@ public struct ParticipantClock: Sendable {
     public mutating func presentationMicroseconds(kind: RTPMediaKind, ssrc: UInt32, rtpTimestamp: UInt32,
                                                   clockRate: Int, arrivalMicroseconds: Int64) -> Int64 {
         guard var stream = streams[kind], stream.ssrc == ssrc, stream.clockRate == clockRate else {
-            anchor(kind, ssrc: ssrc, timestamp: Int64(rtpTimestamp), clockRate: clockRate, at: arrivalMicroseconds)
-            // Its arrival, unless a held sender report already put it on the sender's clock.
-            return streams[kind]?.mapped(Int64(rtpTimestamp), senderOffset: senderOffsetMicroseconds) ?? arrivalMicroseconds
+            return anchor(kind, ssrc: ssrc, timestamp: Int64(rtpTimestamp), clockRate: clockRate, at: arrivalMicroseconds)
         }
         let timestamp = stream.extend(rtpTimestamp)
         stream.newestTimestamp = max(stream.newestTimestamp, timestamp)
@@ -82,8 +80,7 @@ public struct ParticipantClock: Sendable {
         guard abs(mapped - arrivalMicroseconds) <= maxDriftMicroseconds else {
             // The sender's RTP clock jumped (or restarted with the same SSRC): start this stream
             // afresh; its next SR brings it back onto the shared clock.
-            anchor(kind, ssrc: ssrc, timestamp: timestamp, clockRate: clockRate, at: arrivalMicroseconds)
-            return streams[kind]?.mapped(timestamp, senderOffset: senderOffsetMicroseconds) ?? arrivalMicroseconds
+            return anchor(kind, ssrc: ssrc, timestamp: timestamp, clockRate: clockRate, at: arrivalMicroseconds)
         }
         return mapped
     }
@@ -113,7 +110,9 @@ public struct ParticipantClock: Sendable {
         forgetOffsetIfUnused()
     }
 
-    private mutating func anchor(_ kind: RTPMediaKind, ssrc: UInt32, timestamp: Int64, clockRate: Int, at local: Int64) {
+    /// Starts the stream's mapping at `timestamp` → `local` and returns where `timestamp` lands:
+    /// `local`, unless a held sender report of this SSRC already puts it on the sender's clock.
+    private mutating func anchor(_ kind: RTPMediaKind, ssrc: UInt32, timestamp: Int64, clockRate: Int, at local: Int64) -> Int64 {
         streams[kind] = StreamMapping(ssrc: ssrc, clockRate: max(1, clockRate), newestTimestamp: timestamp,
                                       anchorTimestamp: timestamp, anchorMicroseconds: local, senderReport: nil)
         forgetOffsetIfUnused()
@@ -121,6 +120,7 @@ public struct ParticipantClock: Sendable {
             heldReports[kind] = nil
             noteSenderReport(held.report, kind: kind, arrivalMicroseconds: held.arrivalMicroseconds)
         }
+        return streams[kind]?.mapped(timestamp, senderOffset: senderOffsetMicroseconds) ?? local
     }
 
     /// With no stream left on the sender's clock the offset constrains nothing, and keeping it

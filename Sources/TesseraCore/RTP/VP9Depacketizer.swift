@@ -3,8 +3,9 @@
 /// One output frame per layer frame: a frame ends at its E bit (or the marker bit); one that a
 /// new B bit or a new timestamp interrupts lost its end and is dropped. With one spatial layer
 /// that is one frame per picture; with several, each spatial layer's frame comes out on its own
-/// with the picture's timestamp (decoders take them one by one, as after `vp9_superframe_split`). Keyframe is judged from the descriptor alone (P=0 on
-/// the B packet), so an intra-only frame or an upper spatial layer of a key picture also counts.
+/// with the picture's timestamp (decoders take them one by one, as after `vp9_superframe_split`).
+/// Keyframe is judged from the descriptor alone (P=0 on the B packet), so an intra-only frame or
+/// an upper spatial layer of a key picture also counts.
 public struct VP9Depacketizer: DescriptorDepacketizer {
     var assembler: VideoFrameAssembler
 
