@@ -14,6 +14,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The task store: SQLite (one node) and PostgreSQL (a cluster).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Worker pipes read and written on event loops instead of a thread per worker.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Node-to-node forwarding of API requests in a cluster.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -27,15 +34,29 @@ let package = Package(
         ),
         .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "TesseraCore"]),
         .target(
+            name: "TesseraStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "TesseraEngine",
             // Metrics (the API only, no backend): webhook delivery counters reach `/metrics`.
-            dependencies: ["TesseraMedia", "TesseraCore", .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: [
+                "TesseraMedia", "TesseraCore", "TesseraStore",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraEngine", "TesseraCore",
+                "TesseraEngine", "TesseraCore", "TesseraStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -45,11 +66,13 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraEngine", "TesseraMedia", "TesseraCore", "TesseraServer",
+                "TesseraEngine", "TesseraMedia", "TesseraCore", "TesseraServer", "TesseraStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
+        .testTarget(name: "TesseraEngineTests", dependencies: ["TesseraEngine", "TesseraStore", "TesseraCore"]),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
@@ -58,6 +81,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .executableTarget(name: "tessera-store-bench", dependencies: ["TesseraStore"], path: "bench/StoreBench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Tessera needs on a fresh Debian 12 machine and builds the release binary.
 #
-#   sudo bash scripts/install.sh
+#   bash scripts/install.sh      # as root, or as a user with sudo (used for apt-get only)
 #
 # Idempotent: run it as often as you like. Steps:
 #   1. apt packages: FFmpeg 5.1 development libraries and command line, pkg-config, the Swift
@@ -35,8 +35,12 @@ APT_PACKAGES=(
     # what a Swift toolchain on Debian 12 needs to compile and link (swift.org's list)
     binutils gcc g++ git libc6-dev libstdc++-12-dev libgcc-12-dev libcurl4-openssl-dev
     libxml2-dev libedit2 libsqlite3-0 libncurses6 libz3-4 libpython3.11 zlib1g-dev tzdata unzip
-    # an RTMP server to try live output against (tessera serve, next milestone)
+    # the embedded task store (GRDB links the system SQLite)
+    libsqlite3-dev
+    # an RTMP server to try live output against
     nginx libnginx-mod-rtmp
+    # PostgreSQL: the cluster's task store in the tests (each test starts its own server)
+    postgresql
     # end-to-end tests
     python3 python3-venv python3-pip
     curl ca-certificates
@@ -46,7 +50,7 @@ APT_PACKAGES=(
 if [[ "${TESSERA_SKIP_APT:-0}" != 1 ]]; then
     if [[ $EUID -ne 0 ]]; then
         if command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else
-            die "installing apt packages needs root: run 'sudo bash scripts/install.sh'"
+            die "installing apt packages needs root: run this as root, or as a user with sudo (TESSERA_SKIP_APT=1 skips them)"
         fi
     else
         SUDO=()

@@ -196,6 +196,38 @@ paths:
                   status:
                     type: string
                     enum: [ok]
+  /readyz:
+    get:
+      tags: [operations]
+      operationId: readyz
+      summary: Readiness
+      description: >-
+        Needs no token. 200 while this node takes API traffic; 503 while it drains (SIGTERM in a
+        cluster) or cannot reach its task store.
+      security: []
+      responses:
+        "200":
+          description: The node takes traffic.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [status]
+                properties:
+                  status:
+                    type: string
+                    enum: [ready]
+        "503":
+          description: Draining, or the task store cannot be reached.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [status]
+                properties:
+                  status:
+                    type: string
+                    enum: [not ready]
   /metrics:
     get:
       tags: [operations]

@@ -385,6 +385,9 @@ components:
           type: integer
           format: int32
           description: The worker process running the task, while one does.
+        node:
+          type: string
+          description: The node of the cluster that runs the task.
         inputs:
           type: array
           items:
@@ -482,6 +485,14 @@ components:
           minimum: 0
         lastError:
           type: string
+        files:
+          type: array
+          description: >-
+            A file output's files, oldest first. A restarted task (worker crash, node restart,
+            move to another node) continues in a new file beside the first (room42.mp4,
+            room42.1.mp4, ...); each is playable on its own.
+          items:
+            type: string
     WebhookEvent:
       type: object
       description: >-
@@ -491,7 +502,7 @@ components:
       properties:
         event:
           type: string
-          enum: [task.state, input.state, input.added, input.removed, output.state, output.added, output.removed]
+          enum: [task.state, input.state, input.added, input.removed, input.rtp, output.state, output.added, output.removed]
         taskId:
           type: string
         sequence:
@@ -518,7 +529,9 @@ components:
         input:
           type: object
           required: [id]
-          description: No previousState on input.added, no state on input.removed.
+          description: >-
+            No previousState on input.added, no state on input.removed. input.rtp carries rtp: the
+            ports and SDP of an allocated RTP input on the node that now runs the task.
           properties:
             id:
               type: string
@@ -530,6 +543,16 @@ components:
               enum: [waiting, live, ended, failed]
             lastError:
               type: string
+            rtp:
+              type: object
+              required: [sdp]
+              properties:
+                videoPort:
+                  type: integer
+                audioPort:
+                  type: integer
+                sdp:
+                  type: string
         output:
           type: object
           required: [url]

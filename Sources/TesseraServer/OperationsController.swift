@@ -12,6 +12,7 @@ struct OperationsController<Context: RequestContext>: Sendable {
     var routes: [APIRoute<Context>] {
         [
             APIRoute(.get, "/healthz", requiresAuth: false, healthz),
+            APIRoute(.get, "/readyz", requiresAuth: false, readyz),
             APIRoute(.get, "/metrics", metricsText),
             APIRoute(.get, "/openapi.yaml", openAPI),
         ]
@@ -25,6 +26,13 @@ struct OperationsController<Context: RequestContext>: Sendable {
     /// never makes the service look dead.
     @Sendable func healthz(_ request: Request, context: Context) async throws -> Response {
         try Responses.json(Health())
+    }
+
+    /// For orchestrators: 200 while this node takes API traffic; 503 while it drains (SIGTERM)
+    /// or cannot reach its task store.
+    @Sendable func readyz(_ request: Request, context: Context) async throws -> Response {
+        if await service.isReady() { return try Responses.json(Health(status: "ready")) }
+        return try Responses.json(Health(status: "not ready"), status: .serviceUnavailable)
     }
 
     @Sendable func metricsText(_ request: Request, context: Context) async throws -> Response {

@@ -26,6 +26,11 @@ extension ServeSetting {
         case .denyHosts: return "Comma-separated hosts and CIDR blocks input and output URLs may not name or resolve to (e.g. 169.254.0.0/16,metadata.internal)."
         case .shutdownSeconds: return "Seconds a graceful shutdown (SIGTERM) gives running tasks to end."
         case .logLevel: return "trace, debug, info, notice, warning, error or critical."
+        case .stateDir: return "Directory of the embedded task store (SQLite): a node restarted on it resumes its tasks."
+        case .store: return "Task store shared by a cluster, as postgres://USER[:PASSWORD]@HOST:PORT/DB; the embedded store in --state-dir when absent."
+        case .nodeId: return "This node's name in the cluster and in task statuses."
+        case .advertiseUrl: return "How the other nodes reach this node's API (requests for its tasks are passed on there)."
+        case .nodeTimeoutSeconds: return "A node that has not renewed its lease for this long is lost and its tasks start on other nodes."
         }
     }
 
@@ -52,6 +57,11 @@ extension ServeSetting {
         case .denyHosts: return "none: every host is allowed"
         case .shutdownSeconds: return "10"
         case .logLevel: return "info"
+        case .stateDir: return "a .tessera folder under the output directory"
+        case .store: return "none: the embedded store"
+        case .nodeId: return "the host name"
+        case .advertiseUrl: return "http://HOST:PORT"
+        case .nodeTimeoutSeconds: return "10"
         }
     }
 

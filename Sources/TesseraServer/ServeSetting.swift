@@ -24,6 +24,11 @@ public enum ServeSetting: String, CaseIterable, Sendable {
     case denyHosts
     case shutdownSeconds
     case logLevel
+    case stateDir
+    case store
+    case nodeId
+    case advertiseUrl
+    case nodeTimeoutSeconds
 
     /// The config-file key.
     public var key: String { rawValue }

@@ -32,6 +32,13 @@ public struct ServeSettings: Sendable, Equatable {
     public var logLevel: Logger.Level
     /// The config file read, if any (for the start-up log line).
     public var configFile: String?
+    /// Directory of the embedded task store.
+    public var stateDirectory: String
+    /// `postgres://…` of a shared store; nil for the embedded one. Holds a password: never logged.
+    public var storeURL: String?
+    public var nodeId: String
+    public var advertiseURL: String
+    public var nodeTimeoutSeconds: Double
 
     public enum Defaults {
         public static let maxTasks = 16
@@ -121,6 +128,32 @@ public struct ServeSettings: Sendable, Equatable {
             throw sources.invalid(sources.find(.logLevel)!, "expected one of \(choices), got \"\(level)\"")
         }
         self.logLevel = logLevel
+
+        stateDirectory = try sources.path(.stateDir) ?? (outputDirectory as NSString).appendingPathComponent(".tessera")
+        storeURL = try sources.string(.store).flatMap { $0.isEmpty ? nil : $0 }
+        if let storeURL, let found = sources.find(.store),
+           !(storeURL.hasPrefix("postgres://") || storeURL.hasPrefix("postgresql://")) {
+            throw sources.invalid(found, "expected postgres://USER[:PASSWORD]@HOST:PORT/DB")
+        }
+        nodeId = try sources.string(.nodeId) ?? Self.hostName()
+        if let found = sources.find(.nodeId), nodeId.isEmpty || nodeId.count > 200 {
+            throw sources.invalid(found, "expected a name of 1 to 200 characters")
+        }
+        let advertiseHost = Self.defaultAnnounceAddress(host: host)
+        let bracketed = advertiseHost.contains(":") && !advertiseHost.hasPrefix("[") ? "[\(advertiseHost)]" : advertiseHost
+        advertiseURL = try sources.string(.advertiseUrl) ?? "http://\(bracketed):\(server.port)"
+        if let found = sources.find(.advertiseUrl),
+           !(advertiseURL.hasPrefix("http://") || advertiseURL.hasPrefix("https://")) || URL(string: advertiseURL)?.host == nil {
+            throw sources.invalid(found, "expected an http:// or https:// URL with a host, got \"\(advertiseURL)\"")
+        }
+        while advertiseURL.hasSuffix("/") { advertiseURL.removeLast() }
+        nodeTimeoutSeconds = try sources.double(.nodeTimeoutSeconds, 2...3600) ?? 10
+    }
+
+    /// The machine's host name: a node's default id.
+    static func hostName() -> String {
+        let name = ProcessInfo.processInfo.hostName
+        return name.isEmpty ? "tessera" : name
     }
 
     /// Where an SFU is told to send RTP when no `--rtp-address` is given: the listening address,
@@ -145,6 +178,8 @@ public struct ServeSettings: Sendable, Equatable {
         configuration.maxTaskDurationSeconds = maxDurationSeconds
         configuration.deniedHosts = deniedHosts
         configuration.webhookSecret = webhookSecret
+        configuration.nodeId = nodeId
+        configuration.workerLeaseSeconds = max(1, nodeTimeoutSeconds / 2)
         return configuration
     }
 }

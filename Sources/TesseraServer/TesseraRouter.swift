@@ -28,6 +28,7 @@ public struct TesseraRouter {
         if let token = configuration.apiToken {
             router.add(middleware: BearerAuthMiddleware(token: token, routes: table))
         }
+        router.add(middleware: ForwardedRequestMiddleware())
         for route in all {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
         }

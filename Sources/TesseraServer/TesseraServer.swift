@@ -2,8 +2,8 @@ import Logging
 import ServiceLifecycle
 import TesseraEngine
 
-/// Runs the service until SIGTERM or SIGINT: the HTTP server and the task shutdown in one
-/// `ServiceGroup`. On a signal the tasks end first (bounded by `shutdownSeconds`), then the HTTP
+/// Runs the service until SIGTERM or SIGINT: the HTTP server, the task shutdown and the
+/// `background` services (the cluster's control loop, which stops first) in one `ServiceGroup`. On a signal the tasks end first (bounded by `shutdownSeconds`), then the HTTP
 /// server stops, and this returns normally (so the process exits 0). Throws when the server
 /// cannot start (address in use, say).
 public func runTesseraServer(
@@ -11,6 +11,7 @@ public func runTesseraServer(
     configuration: ServerConfiguration,
     logger: Logger,
     metrics: TesseraMetrics = .bootstrapped,
+    background: [any Service] = [],
     onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) async throws {
     let app = makeTesseraApplication(service: service, configuration: configuration, logger: logger, metrics: metrics,
@@ -20,7 +21,7 @@ public func runTesseraServer(
         services: [
             .init(service: app),
             .init(service: shutdown),
-        ],
+        ] + background.map { .init(service: $0) },
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
     )

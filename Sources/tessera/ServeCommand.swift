@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import TesseraEngine
 import TesseraServer
+import TesseraStore
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,6 +48,11 @@ struct ServeCommand: ParsableCommand {
     @Option(help: help(.denyHosts, "list")) var denyHosts: String?
     @Option(help: help(.shutdownSeconds, "seconds")) var shutdownSeconds: String?
     @Option(help: help(.logLevel, "level")) var logLevel: String?
+    @Option(help: help(.stateDir, "dir")) var stateDir: String?
+    @Option(help: help(.store, "url")) var store: String?
+    @Option(help: help(.nodeId, "name")) var nodeId: String?
+    @Option(help: help(.advertiseUrl, "url")) var advertiseUrl: String?
+    @Option(help: help(.nodeTimeoutSeconds, "seconds")) var nodeTimeoutSeconds: String?
 
     private static func help(_ setting: ServeSetting, _ valueName: String) -> ArgumentHelp {
         ArgumentHelp(setting.help, valueName: valueName)
@@ -61,7 +67,8 @@ struct ServeCommand: ParsableCommand {
             .maxDurationSeconds: maxDurationSeconds, .maxWorkerRestarts: maxWorkerRestarts,
             .workerHangSeconds: workerHangSeconds, .outputGiveUpSeconds: outputGiveUpSeconds,
             .webhookSecret: webhookSecret, .webhookSecretFile: webhookSecretFile, .denyHosts: denyHosts,
-            .shutdownSeconds: shutdownSeconds, .logLevel: logLevel,
+            .shutdownSeconds: shutdownSeconds, .logLevel: logLevel, .stateDir: stateDir, .store: store,
+            .nodeId: nodeId, .advertiseUrl: advertiseUrl, .nodeTimeoutSeconds: nodeTimeoutSeconds,
         ]
         return all.compactMapValues { $0 }
     }
@@ -84,18 +91,46 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "tessera")
-        let registry = TaskRegistry(configuration: settings.registryConfiguration(workerExecutable: Self.executablePath()))
+        let taskStore: any TaskStore
+        do {
+            taskStore = try makeTaskStore(url: settings.storeURL, stateDirectory: settings.stateDirectory, logger: logger)
+        } catch {
+            throw ValidationError("task store: \(error)")
+        }
+        let registry = TaskRegistry(configuration: settings.registryConfiguration(workerExecutable: Self.executablePath()),
+                                    store: taskStore)
+        let peers = HTTPPeerClient(nodeId: settings.nodeId, token: settings.server.apiToken)
+        let cluster = ClusterService(
+            registry: registry, store: taskStore, peers: peers,
+            cluster: ClusterConfiguration(nodeId: settings.nodeId, advertiseURL: settings.advertiseURL,
+                                          nodeTimeoutSeconds: settings.nodeTimeoutSeconds, capacity: settings.maxTasks,
+                                          shared: settings.storeURL != nil))
         logger.info("tessera serve", metadata: [
             "media_root": .string(settings.mediaRoot), "output_dir": .string(settings.outputDirectory),
             "max_tasks": .stringConvertible(settings.maxTasks), "auth": .string(settings.server.apiToken == nil ? "off" : "bearer"),
             "rtp_ports": .string("\(settings.rtpPortRange.lowerBound)-\(settings.rtpPortRange.upperBound)"),
             "deny_hosts": .stringConvertible(settings.deniedHosts.count),
             "config": .string(settings.configFile ?? "none"),
+            "node_id": .string(settings.nodeId), "advertise_url": .string(settings.advertiseURL),
+            "store": .string(settings.storeURL == nil ? "sqlite:\(settings.stateDirectory)" : "postgres"),
         ])
         do {
             try AsyncBridge.run {
-                try await runTesseraServer(service: registry, configuration: settings.server, logger: logger)
+                do {
+                    try await taskStore.prepare()
+                } catch {
+                    await taskStore.close()
+                    throw ValidationError("task store: \(error)")
+                }
+                // The first round before the server listens: tasks this node held resume at once.
+                await cluster.reconcile()
+                try await runTesseraServer(service: cluster, configuration: settings.server, logger: logger,
+                                           background: [ClusterLoopService(cluster: cluster)])
+                await peers.shutdown()
+                await taskStore.close()
             }
+        } catch let error as ValidationError {
+            throw error
         } catch {
             StandardError.line("error: tessera serve on \(settings.server.host):\(settings.server.port): \(error)")
             throw ExitCode(1)

@@ -426,6 +426,17 @@ class TesseraServer:
     def workers(self) -> set[int]:
         return child_pids(self.proc.pid) if self.proc and self.proc.poll() is None else set()
 
+    def crash(self) -> None:
+        """SIGKILL the server and its workers at once (a crash, an OOM kill, a lost machine)."""
+        workers = self.workers()
+        os.kill(self.pid, signal.SIGKILL)
+        for pid in workers:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self.proc.wait(10)
+
 
 # --------------------------------------------------------------------------------------------- #
 # reading live streams

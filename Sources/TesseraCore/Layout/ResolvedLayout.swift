@@ -1,6 +1,6 @@
 /// A layout ready to draw: canvas-pixel rectangles snapped to even values, regions in draw order
 /// (lowest `zOrder` first, ties in array order). Built off the hot path; swapped in whole.
-public struct ResolvedLayout: Sendable, Equatable {
+public struct ResolvedLayout: Codable, Sendable, Equatable {
     public var canvasWidth: Int
     public var canvasHeight: Int
     public var backgroundColor: YUVColor
@@ -29,8 +29,8 @@ public struct ResolvedLayout: Sendable, Equatable {
     }
 }
 
-public struct ResolvedRegion: Sendable, Equatable {
-    public enum Content: Sendable, Equatable {
+public struct ResolvedRegion: Codable, Sendable, Equatable {
+    public enum Content: Codable, Sendable, Equatable {
         /// Index into `ResolvedTask.inputs`.
         case input(Int)
         /// Absolute path of a PNG or JPEG.
@@ -55,7 +55,7 @@ public struct ResolvedRegion: Sendable, Equatable {
     }
 }
 
-public enum RenderMode: String, Sendable, Equatable, CaseIterable {
+public enum RenderMode: String, Codable, Sendable, Equatable, CaseIterable {
     /// Scale to cover the region, centre the crop.
     case crop
     /// Scale to fit inside the region (letterbox / pillarbox).
@@ -65,7 +65,7 @@ public enum RenderMode: String, Sendable, Equatable, CaseIterable {
 }
 
 /// An integer rectangle in canvas pixels.
-public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible {
+public struct PixelRect: Codable, Sendable, Equatable, Hashable, CustomStringConvertible {
     public var x: Int
     public var y: Int
     public var width: Int
@@ -86,7 +86,7 @@ public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible 
 }
 
 /// An integer size in pixels.
-public struct PixelSize: Sendable, Equatable, Hashable, CustomStringConvertible {
+public struct PixelSize: Codable, Sendable, Equatable, Hashable, CustomStringConvertible {
     public var width: Int
     public var height: Int
     public init(width: Int, height: Int) { self.width = width; self.height = height }

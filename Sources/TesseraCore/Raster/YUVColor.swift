@@ -1,6 +1,6 @@
 /// A colour as the output's Y'CbCr (BT.709, limited range) code values, with an 8-bit alpha.
 /// Layout colours are converted once, so `#FF0000` decodes back as red.
-public struct YUVColor: Sendable, Equatable, Hashable {
+public struct YUVColor: Codable, Sendable, Equatable, Hashable {
     public var y: UInt8
     public var u: UInt8
     public var v: UInt8

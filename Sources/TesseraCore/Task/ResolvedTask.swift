@@ -1,6 +1,6 @@
 /// A task after validation: every default filled in, every path resolved, every rectangle in even
 /// canvas pixels. The pipeline accepts only this value, so nothing downstream re-checks the caller.
-public struct ResolvedTask: Sendable, Equatable {
+public struct ResolvedTask: Codable, Sendable, Equatable {
     public var taskId: String
     public var mode: TaskMode
     public var pace: Pace
@@ -25,11 +25,11 @@ public struct ResolvedTask: Sendable, Equatable {
     }
 }
 
-public enum TaskMode: String, Sendable, Equatable, CaseIterable { case mix, relay }
-public enum Pace: String, Sendable, Equatable, CaseIterable { case realtime, asap }
+public enum TaskMode: String, Codable, Sendable, Equatable, CaseIterable { case mix, relay }
+public enum Pace: String, Codable, Sendable, Equatable, CaseIterable { case realtime, asap }
 
-public struct ResolvedInput: Sendable, Equatable {
-    public enum Source: Sendable, Equatable {
+public struct ResolvedInput: Codable, Sendable, Equatable {
+    public enum Source: Codable, Sendable, Equatable {
         /// An absolute file path (already resolved against the media root).
         case file(path: String)
         /// A network pull URL (`rtmp:`, `rtmps:`, `http:`, `https:`, `srt:`).
@@ -56,7 +56,7 @@ public struct ResolvedInput: Sendable, Equatable {
     }
 }
 
-public struct VideoSettings: Sendable, Equatable {
+public struct VideoSettings: Codable, Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var fps: Int
@@ -72,7 +72,7 @@ public struct VideoSettings: Sendable, Equatable {
     }
 }
 
-public struct AudioSettings: Sendable, Equatable {
+public struct AudioSettings: Codable, Sendable, Equatable {
     public var sampleRate: Int
     public var channels: Int
     public var bitrateKbps: Int
@@ -82,14 +82,14 @@ public struct AudioSettings: Sendable, Equatable {
     }
 }
 
-public struct AudioMixPlan: Sendable, Equatable {
+public struct AudioMixPlan: Codable, Sendable, Equatable {
     /// Linear gain per input, in `ResolvedTask.inputs` order; 0 for inputs left out of `audio.inputs`.
     public var gains: [Float]
     public init(gains: [Float]) { self.gains = gains }
 }
 
-public struct ResolvedOutput: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+public struct ResolvedOutput: Codable, Sendable, Equatable {
+    public enum Kind: Codable, Sendable, Equatable {
         /// A file at an absolute path, in the container its extension names.
         case file(path: String, container: Container)
         /// `rtmp:` / `rtmps:`: FLV over RTMP.
@@ -103,7 +103,7 @@ public struct ResolvedOutput: Sendable, Equatable {
 }
 
 /// Output containers and the libavformat muxer each one uses.
-public enum Container: String, Sendable, Equatable, CaseIterable {
+public enum Container: String, Codable, Sendable, Equatable, CaseIterable {
     case mp4, flv, mkv, ts
     /// Uncompressed YUV4MPEG2 of the composite before encoding (video only): for inspecting
     /// exact pixels and for feeding other tools.

@@ -1,8 +1,10 @@
 import Foundation
 import TesseraCore
+import TesseraStore
 
-/// One task of the service as the supervisor sees it: its document, its worker process (started
-/// again when it crashes, up to a limit) and the latest status the worker reported.
+/// One task of the service as its node runs it: its plan, its worker process (started again when
+/// it crashes, up to a limit, each time continuing its recordings in new files) and the latest
+/// status the worker reported. The decisions are `TaskSupervision`'s; this class does the I/O.
 ///
 /// Threads: called from the registry and from the worker's event thread; all state is guarded
 /// by `lock`. Webhook events are made from statuses taken under `webhookOrder`, after `lock` is
@@ -11,23 +13,32 @@ final class ManagedTask: @unchecked Sendable {
     let id: String
     private let configuration: RegistryConfiguration
     private let lock = NSLock()
+    /// The document as the worker runs it (allocated RTP inputs turned into SDP inputs).
     private(set) var document: JSONValue
+    /// The document as accepted, for the task store: allocated inputs still ask for ports, so
+    /// another node allocates its own.
+    private(set) var storedDocument: JSONValue
+    /// The resolved plan in force, with the outputs' own file names.
+    private var plan: ResolvedTask
+    private var files: OutputFiles
+    /// The lease generation this node holds the task at.
+    let generation: Int64
     private var worker: WorkerProcess?
-    private var restarts = 0
-    private var stopping = false
+    private var supervision: TaskSupervision
     private var workerStatus: WorkerStatus
     /// The participants and (redacted) outputs of the document in force. A worker's report can
     /// predate the latest update; it is fitted to these, so a status never loses a participant
     /// that an update has already answered for.
     private var inputIds: [String]
-    private var outputURLs: [String]
-    private var finalState: TaskState?
-    private var finalReason: String?
+    private var outputs: [(url: String, redacted: String)]
+    /// Ports and SDP of each allocated RTP input, by input id.
+    private var rtp: [String: RTPStatus] = [:]
     private var lastEventAt = Date()
-    private let startedAt = Date()
+    private let startedAt: Date
     private var lastSequence: Int64?
-    /// Why the worker was last restarted; kept in the status once the new worker reports.
-    private var restartNote: String?
+    /// Why this node runs the task (resumed after a restart, moved from a lost node), shown in
+    /// the status reason until something newer happens.
+    private var arrivalNote: String?
     /// Frames encoded by workers that have since crashed, so `frames` keeps counting up.
     private var framesBeforeRestart: Int64 = 0
     private var nextRequestId = 0
@@ -38,25 +49,49 @@ final class ManagedTask: @unchecked Sendable {
     /// Two threads may publish at once: taking the status and queueing its events under one lock
     /// keeps an older status from being diffed after a newer one.
     private let webhookOrder = NSLock()
+    /// Called (outside `lock`) once the task is final on this node.
+    var onFinal: (@Sendable (ManagedTask) -> Void)?
 
-    init(id: String, document: JSONValue, resolved: ResolvedTask, configuration: RegistryConfiguration,
-         webhooks: WebhookNotifier? = nil) {
+    /// What a task brings from its earlier runs (on this node before a restart, or on another).
+    struct History: Sendable {
+        var files: [String: [String]] = [:]
+        var webhookSequence: Int64 = 1
+        var sequence: Int64?
+        var startedAt = Date()
+        /// nil for a new task; else why it runs here now.
+        var arrivalNote: String?
+    }
+
+    init(id: String, document: JSONValue, storedDocument: JSONValue, plan: ResolvedTask, generation: Int64,
+         history: History, configuration: RegistryConfiguration, webhooks: WebhookNotifier? = nil) {
         self.id = id
         self.document = document
+        self.storedDocument = storedDocument
+        self.plan = plan
+        self.generation = generation
         self.configuration = configuration
-        webhook = resolved.callbackUrl.flatMap(URL.init(string:)).flatMap { url in
-            webhooks?.makeWebhook(taskId: id, url: url)
+        files = OutputFiles(history.files)
+        supervision = TaskSupervision(maxRestarts: configuration.maxWorkerRestarts)
+        lastSequence = history.sequence
+        startedAt = history.startedAt
+        arrivalNote = history.arrivalNote
+        webhook = plan.callbackUrl.flatMap(URL.init(string:)).flatMap { url in
+            webhooks?.makeWebhook(taskId: id, url: url, firstSequence: history.webhookSequence)
         }
-        inputIds = resolved.inputs.map(\.id)
-        outputURLs = resolved.outputs.map { URLRedaction.redact($0.url) }
+        inputIds = plan.inputs.map(\.id)
+        outputs = plan.outputs.map { ($0.url, URLRedaction.redact($0.url)) }
         workerStatus = WorkerStatus(state: .starting, reason: nil, frames: 0, fps: 0, bitrateKbps: 0, lateFrames: 0,
                                     inputs: inputIds.map { InputStatus(id: $0, state: .waiting) },
-                                    outputs: outputURLs.map { OutputStatus(url: $0, state: .connecting) })
+                                    outputs: outputs.map { OutputStatus(url: $0.redacted, state: .connecting) })
     }
 
     // MARK: Life
 
+    /// Starts a worker. Its file outputs continue in new files when the task ran before.
     func start() throws {
+        let runPlan: ResolvedTask = lock.withLock {
+            files.beginRun(plan, resuming: arrivalNote != nil || supervision.restarts > 0)
+        }
         let worker = try WorkerProcess(
             executable: configuration.workerExecutable,
             onEvent: { [weak self] event in self?.received(event) },
@@ -64,19 +99,19 @@ final class ManagedTask: @unchecked Sendable {
         lock.withLock {
             self.worker = worker
             lastEventAt = Date()
+            fitToDocument(&workerStatus)
         }
-        worker.send(WorkerCommand(type: .start, document: document, mediaRoot: configuration.mediaRoot,
-                                  outputDirectory: configuration.outputDirectory,
-                                  outputGiveUpSeconds: configuration.outputGiveUpSeconds))
+        worker.send(WorkerCommand(type: .start, plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
+                                  leaseSeconds: configuration.workerLeaseSeconds))
         // The first start announces the task (`task.state` starting); a restart reports running → starting.
         publishStatus()
     }
 
     /// Asks the worker to end the task properly and waits (at most `timeout`, then kills it).
-    func stop(timeoutSeconds: Double) async {
+    func stop(_ cause: TaskSupervision.StopCause, timeoutSeconds: Double) async {
         let worker: WorkerProcess? = lock.withLock {
-            stopping = true
-            if finalState == nil { workerStatus.state = .stopping }
+            guard supervision.stop(cause) else { return nil }
+            workerStatus.state = .stopping
             return self.worker
         }
         publishStatus()
@@ -87,11 +122,17 @@ final class ManagedTask: @unchecked Sendable {
         _ = await waitForExit(timeoutSeconds: 5)
     }
 
+    /// Lets the worker run `seconds` more without hearing from this server.
+    func renewLease(seconds: Double) {
+        let worker = lock.withLock { self.worker }
+        worker?.send(WorkerCommand(type: .lease, leaseSeconds: seconds))
+    }
+
     private func waitForExit(timeoutSeconds: Double) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let once = Once()
             let alreadyDone: Bool = lock.withLock {
-                if finalState != nil { return true }
+                if supervision.isFinal && worker == nil { return true }
                 exitWaiters.append { if once.claim() { continuation.resume(returning: true) } }
                 return false
             }
@@ -104,11 +145,12 @@ final class ManagedTask: @unchecked Sendable {
 
     // MARK: Updates and snapshots
 
-    /// Sends the whole updated document to the worker; refuses a stale `sequence`.
-    func update(document updated: JSONValue, resolved: ResolvedTask, sequence: Int64?) throws {
+    /// Sends the updated plan to the worker; refuses a stale `sequence`.
+    func update(document updated: JSONValue, storedDocument stored: JSONValue, plan resolved: ResolvedTask,
+                sequence: Int64?, rtp allocated: [String: RTPStatus]) throws {
         lock.lock()
-        if finalState != nil || stopping {
-            let current = finalState ?? workerStatus.state
+        if supervision.isFinal || supervision.isStopping {
+            let current = supervision.finalState ?? workerStatus.state
             lock.unlock()
             throw ServiceError.invalidState("task \"\(id)\" is \(current.rawValue)")
         }
@@ -118,15 +160,22 @@ final class ManagedTask: @unchecked Sendable {
         }
         if let sequence { lastSequence = sequence }
         document = updated
+        storedDocument = stored
+        plan = resolved
+        rtp = allocated
+        let runPlan = files.apply(resolved)
         // Answer with the new participants and outputs at once; the worker's next report follows.
         inputIds = resolved.inputs.map(\.id)
-        outputURLs = resolved.outputs.map { URLRedaction.redact($0.url) }
+        outputs = resolved.outputs.map { ($0.url, URLRedaction.redact($0.url)) }
         fitToDocument(&workerStatus)
         let worker = self.worker
         lock.unlock()
-        worker?.send(WorkerCommand(type: .update, document: updated))
+        worker?.send(WorkerCommand(type: .update, plan: runPlan))
         publishStatus()
     }
+
+    /// The allocated RTP inputs' ports and SDP (before the worker starts).
+    func setRTP(_ allocated: [String: RTPStatus]) { lock.withLock { rtp = allocated } }
 
     /// Keeps what the worker reported for the document's participants and outputs, adds the ones
     /// it has not reported yet (waiting / connecting) and drops removed ones. Call under `lock`.
@@ -134,9 +183,15 @@ final class ManagedTask: @unchecked Sendable {
         status.inputs = inputIds.map { id in status.inputs.first(where: { $0.id == id }) ?? InputStatus(id: id, state: .waiting) }
         // Outputs are matched by redacted URL, in order (two keys on one path redact alike).
         var unused = status.outputs
-        status.outputs = outputURLs.map { url in
-            if let index = unused.firstIndex(where: { $0.url == url }) { return unused.remove(at: index) }
-            return OutputStatus(url: url, state: .connecting)
+        status.outputs = outputs.map { output in
+            var entry: OutputStatus
+            if let index = unused.firstIndex(where: { $0.url == output.redacted }) {
+                entry = unused.remove(at: index)
+            } else {
+                entry = OutputStatus(url: output.redacted, state: .connecting)
+            }
+            entry.files = files.files(of: output.url)
+            return entry
         }
     }
 
@@ -145,7 +200,7 @@ final class ManagedTask: @unchecked Sendable {
             nextRequestId += 1
             return (self.worker, nextRequestId)
         }
-        guard let worker, lock.withLock({ finalState == nil }) else {
+        guard let worker, lock.withLock({ !supervision.isFinal }) else {
             throw ServiceError.invalidState("task \"\(id)\" is not running")
         }
         let result: Result<Data, ServiceError> = await withCheckedContinuation { continuation in
@@ -162,22 +217,40 @@ final class ManagedTask: @unchecked Sendable {
 
     // MARK: Status
 
-    var state: TaskState { lock.withLock { finalState ?? workerStatus.state } }
-    var isFinal: Bool { lock.withLock { finalState != nil } }
+    var state: TaskState { lock.withLock { supervision.finalState ?? workerStatus.state } }
+    var isFinal: Bool { lock.withLock { supervision.isFinal } }
     var workerPID: Int32? { lock.withLock { worker?.pid } }
+    /// What the store should hold once the task is final here (see `TaskSupervision`).
+    var desiredAfterFinal: DesiredState? { lock.withLock { supervision.desiredAfterFinal } }
+    var isAudioOnly: Bool { lock.withLock { plan.video == nil } }
+    var sequence: Int64? { lock.withLock { lastSequence } }
 
     var status: TaskStatus {
         lock.withLock {
-            var status = TaskStatus(taskId: id, state: finalState ?? workerStatus.state,
-                       reason: finalReason ?? workerStatus.reason ?? restartNote,
+            var status = TaskStatus(taskId: id, state: supervision.finalState ?? workerStatus.state,
+                       reason: supervision.finalReason ?? workerStatus.reason ?? supervision.restartNote
+                           ?? (supervision.isFinal ? nil : arrivalNote),
                        startedAt: ISO8601DateFormatter().string(from: startedAt),
                        uptimeSeconds: (Date().timeIntervalSince(startedAt) * 10).rounded() / 10,
                        frames: framesBeforeRestart + workerStatus.frames, fps: (workerStatus.fps * 10).rounded() / 10,
                        bitrateKbps: workerStatus.bitrateKbps.rounded(), lateFrames: workerStatus.lateFrames,
                        sequence: lastSequence, inputs: workerStatus.inputs, outputs: workerStatus.outputs)
             status.workerPid = worker?.pid
-            status.workerRestarts = restarts
+            status.workerRestarts = supervision.restarts
+            status.node = configuration.nodeId
+            for index in status.inputs.indices { status.inputs[index].rtp = rtp[status.inputs[index].id] }
             return status
+        }
+    }
+
+    /// What the task store keeps of this task as it runs.
+    var report: StatusReport? {
+        let status = self.status
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let data = try? encoder.encode(status), let text = String(data: data, encoding: .utf8) else { return nil }
+        return lock.withLock {
+            StatusReport(status: text, files: files.byURL, webhookSequence: webhook?.upcomingSequence ?? 1)
         }
     }
 
@@ -191,8 +264,17 @@ final class ManagedTask: @unchecked Sendable {
     /// A worker silent for longer than the hang limit is killed (and then restarted or failed).
     func checkHang() {
         let worker: WorkerProcess? = lock.withLock {
-            guard finalState == nil, Date().timeIntervalSince(lastEventAt) > configuration.workerHangSeconds else { return nil }
+            guard !supervision.isFinal, Date().timeIntervalSince(lastEventAt) > configuration.workerHangSeconds else { return nil }
             lastEventAt = Date()
+            return self.worker
+        }
+        worker?.kill()
+    }
+
+    /// Kills the worker at once (this node lost the task's lease: no time for a proper stop).
+    func kill(_ cause: TaskSupervision.StopCause) {
+        let worker: WorkerProcess? = lock.withLock {
+            _ = supervision.stop(cause)
             return self.worker
         }
         worker?.kill()
@@ -209,13 +291,13 @@ final class ManagedTask: @unchecked Sendable {
             case .status, .exit:
                 if let status = event.status {
                     var status = status
-                    if stopping && !status.state.isFinal { status.state = .stopping }
+                    if supervision.isStopping && !status.state.isFinal { status.state = .stopping }
                     fitToDocument(&status)
                     workerStatus = status
                 }
                 if event.type == .exit, let status = event.status {
-                    finalState = status.state
-                    finalReason = status.reason
+                    if event.leaseExpired == true { _ = supervision.stop(.fenced) }
+                    supervision.workerReportedExit(state: status.state, reason: status.reason)
                 }
             case .snapshot:
                 if let requestId = event.requestId, let waiter = snapshotWaiters.removeValue(forKey: requestId) {
@@ -233,43 +315,46 @@ final class ManagedTask: @unchecked Sendable {
     }
 
     private func workerExited(status: Int32, signalled: Bool) {
-        var restart = false
         var waiters: [() -> Void] = []
-        lock.withLock {
+        let action: TaskSupervision.ExitAction? = lock.withLock {
             worker = nil
-            if finalState == nil {
-                let how = signalled ? "was killed by signal \(status)" : "exited with status \(status)"
-                if !stopping && restarts < configuration.maxWorkerRestarts {
-                    restarts += 1
-                    restart = true
-                    framesBeforeRestart += workerStatus.frames
-                    workerStatus.frames = 0
-                    workerStatus.state = .starting
-                    restartNote = "worker process \(how); restarted (\(restarts) of \(configuration.maxWorkerRestarts))"
-                } else {
-                    finalState = stopping ? .stopped : .failed
-                    finalReason = stopping ? finalReason : "worker process \(how)"
-                }
+            let action = supervision.workerExited(status: status, signalled: signalled)
+            if case .restart = action {
+                framesBeforeRestart += workerStatus.frames
+                workerStatus.frames = 0
+                workerStatus.state = .starting
             }
-            if finalState != nil {
+            if supervision.isFinal {
                 waiters = exitWaiters
                 exitWaiters.removeAll()
             }
+            return action
         }
         // Before the waiters: a DELETE answers only after the final event is queued.
         publishStatus()
         waiters.forEach { $0() }
-        if restart {
-            do { try start() } catch {
-                lock.withLock {
-                    finalState = .failed
-                    finalReason = "cannot restart the worker: \(error)"
-                    waiters = exitWaiters
-                    exitWaiters.removeAll()
-                }
-                publishStatus()
-                waiters.forEach { $0() }
+        switch action {
+        case .restart?:
+            // Spawning blocks: not on the event loop or whichever thread saw the exit.
+            DispatchQueue.global().async { self.restart() }
+        case .finish?:
+            onFinal?(self)
+        case nil:
+            break
+        }
+    }
+
+    private func restart() {
+        do { try start() } catch {
+            var waiters: [() -> Void] = []
+            lock.withLock {
+                supervision.restartFailed("cannot restart the worker: \(error)")
+                waiters = exitWaiters
+                exitWaiters.removeAll()
             }
+            publishStatus()
+            waiters.forEach { $0() }
+            onFinal?(self)
         }
     }
 }

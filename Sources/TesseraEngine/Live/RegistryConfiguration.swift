@@ -25,6 +25,12 @@ public struct RegistryConfiguration: Sendable {
     public var maxTaskDurationSeconds: Double?
     /// Hosts or CIDR blocks that input and output URLs may not name (empty: all allowed).
     public var deniedHosts: [String] = []
+    /// How long a worker runs on without a lease renewal from its server before it ends its
+    /// task (fencing); nil for no lease. Shorter than the node timeout, so a paused server's
+    /// workers stop before another node may take their tasks.
+    public var workerLeaseSeconds: Double?
+    /// This node's name in the task store and in task statuses.
+    public var nodeId: String = "local"
     /// Key of the HMAC-SHA256 signature on webhook bodies; nil sends them unsigned.
     public var webhookSecret: String?
 

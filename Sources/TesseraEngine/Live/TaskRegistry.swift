@@ -1,28 +1,40 @@
 import Foundation
 import TesseraCore
 import TesseraMedia
+import TesseraStore
 
-/// The service's tasks: validates requests (every field-path error comes from `TaskValidator`),
-/// runs each task in a worker process of its own, and answers for them. A rejected request
-/// starts and changes nothing.
-public actor TaskRegistry: TaskService {
-    private let configuration: RegistryConfiguration
+/// The tasks this node runs: validates requests once, at the edge (every field-path error comes
+/// from `TaskValidator`, with this server's limits), records them in the task store, and runs
+/// each in a worker process of its own, which gets the resolved plan. A rejected request starts
+/// and changes nothing. `ClusterService` puts the store's view of the whole cluster around it.
+public actor TaskRegistry {
+    let configuration: RegistryConfiguration
+    let store: any TaskStore
     private var tasks: [String: ManagedTask] = [:]
-    /// Creation order, for listing.
-    private var order: [String] = []
     private var shuttingDown = false
     private var watchdog: Task<Void, Never>?
     /// Posts every task's state changes to its `callbackUrl` (see `TaskRegistry+Webhooks.swift`).
     let webhooks: WebhookNotifier
     private let rtp: RTPAllocations
 
+    /// How far a resumed task's webhook sequence jumps past the stored one.
+    static let webhookSequenceJump: Int64 = 100
+
     /// Fields an update may carry; everything else is fixed for a task's life.
     private static let updatableFields: Set<String> = ["layout", "audio", "inputs", "outputs", "sequence"]
 
-    public init(configuration: RegistryConfiguration) {
+    public init(configuration: RegistryConfiguration, store: any TaskStore) {
         self.configuration = configuration
+        self.store = store
         webhooks = WebhookNotifier(secret: configuration.webhookSecret)
         rtp = RTPAllocations(range: configuration.rtpPortRange, announceAddress: configuration.rtpAnnounceAddress)
+    }
+
+    /// A request validated at the edge: the document to store and the id it runs under.
+    public struct PreparedTask: Sendable {
+        public var taskId: String
+        /// As accepted, with the defaults this server fixed (generated id, longest duration).
+        public var document: JSONValue
     }
 
     private var validationOptions: ValidationOptions {
@@ -36,9 +48,10 @@ public actor TaskRegistry: TaskService {
         return options
     }
 
-    // MARK: TaskService
+    // MARK: Creating
 
-    public func create(_ body: Data) async throws -> TaskStatus {
+    /// Reads and validates a task document (`POST /v1/tasks`) without starting anything.
+    public func prepare(_ body: Data) async throws -> PreparedTask {
         if shuttingDown { throw ServiceError.shuttingDown }
         guard case .object(var fields) = try parse(body, code: "InvalidTask") else {
             throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "the task document must be a JSON object", path: "")
@@ -52,42 +65,108 @@ public actor TaskRegistry: TaskService {
             fields["maxDurationSeconds"] = .number(durationLimit)
         }
         let document = JSONValue.object(fields)
-        let resolved = try validate(document, code: "InvalidTask")
+        let resolved = try await validate(document, code: "InvalidTask")
         if let durationLimit, let asked = resolved.maxDurationSeconds, asked > durationLimit {
             throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "maxDurationSeconds \(asked) is over the server's "
                                + "maximum task duration of \(durationLimit) s", path: "maxDurationSeconds")
         }
-        if resolved.mode == .relay { try checkRelayCodecs(resolved) }
-        if let existing = tasks[resolved.taskId], !existing.isFinal { throw ServiceError.taskExists(resolved.taskId) }
-        let active = tasks.values.filter { !$0.isFinal }.count
-        if active >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
+        if resolved.mode == .relay { try await Self.checkRelayCodecs(resolved) }
+        return PreparedTask(taskId: resolved.taskId, document: document)
+    }
 
-        // Allocated RTP inputs become SDP inputs on ports of the range; busy ports are refused here.
-        if let existing = tasks[resolved.taskId], existing.isFinal { rtp.release(taskId: resolved.taskId) }
-        let (inputs, allocations) = try rtp.resolve(inputs: fields["inputs"] ?? .null, taskId: resolved.taskId, knownSDPs: [])
-        if fields["inputs"] != nil { fields["inputs"] = inputs }
-        let task = ManagedTask(id: resolved.taskId, document: .object(fields), resolved: resolved, configuration: configuration,
-                               webhooks: webhooks)
+    /// Whether this node can take one more task.
+    public var hasRoom: Bool { !shuttingDown && activeCount < configuration.maxTasks }
+    public var activeCount: Int { tasks.values.filter { !$0.isFinal }.count }
+
+    /// Records a new task in the store (409 when its id is taken anywhere in the cluster) and
+    /// starts it here.
+    public func create(_ prepared: PreparedTask) async throws -> TaskStatus {
+        if shuttingDown { throw ServiceError.shuttingDown }
+        if let existing = tasks[prepared.taskId], !existing.isFinal { throw ServiceError.taskExists(prepared.taskId) }
+        if activeCount >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
+        let text = try Self.jsonText(prepared.document)
+        let outcome: CreateOutcome
         do {
-            try task.start()
+            outcome = try await store.createTask(NewTask(taskId: prepared.taskId, document: text, node: configuration.nodeId))
         } catch {
+            throw ServiceError.storeUnavailable(error)
+        }
+        if outcome == .exists { throw ServiceError.taskExists(prepared.taskId) }
+        do {
+            let task = try await launch(id: prepared.taskId, stored: prepared.document, generation: 1, history: ManagedTask.History())
+            return task.status
+        } catch {
+            try? await store.setDesired(taskId: prepared.taskId, .stopped)
+            throw error
+        }
+    }
+
+    /// Starts a task this node holds in the store (at `record.generation`): after this node
+    /// restarted, or claimed from a lost or draining node. False if it cannot run here.
+    @discardableResult
+    public func resume(_ record: StoredTask, note: String) async -> Bool {
+        if shuttingDown { return false }
+        if let existing = tasks[record.taskId], !existing.isFinal { return true }
+        guard let document = try? JSONValue.parse(Data(record.document.utf8)) else { return false }
+        let previous = record.status.flatMap { try? JSONDecoder().decode(TaskStatus.self, from: Data($0.utf8)) }
+        // The store has the sequence as of the last status written (at most a second old): events
+        // sent after it by a node that died would be numbered again. A jump of 100 keeps every
+        // number unique; receivers read the gap as events they may not have received.
+        var history = ManagedTask.History(files: record.files, webhookSequence: record.webhookSequence + Self.webhookSequenceJump,
+                                          sequence: record.sequence, arrivalNote: note)
+        if let started = previous.flatMap({ ISO8601DateFormatter().date(from: $0.startedAt) }) { history.startedAt = started }
+        do {
+            try await launch(id: record.taskId, stored: document, generation: record.generation, history: history)
+            return true
+        } catch {
+            FileHandle.standardError.write(Data("tessera: cannot resume task \(record.taskId): \(error)\n".utf8))
+            return false
+        }
+    }
+
+    /// Resolves RTP allocations, validates with this node's limits and starts the worker.
+    @discardableResult
+    private func launch(id: String, stored: JSONValue, generation: Int64, history: ManagedTask.History) async throws -> ManagedTask {
+        guard case .object(var fields) = stored else { throw ServiceError.invalidState("task has no document") }
+        if let existing = tasks[id] {
+            guard existing.isFinal else { throw ServiceError.taskExists(id) }
+            rtp.release(taskId: id)
+        }
+        // Allocated RTP inputs become SDP inputs on ports of the range; busy ports are refused here.
+        // Resolved and recorded with no suspension between, so two starts never get one port.
+        let (inputs, allocations) = try rtp.resolve(inputs: fields["inputs"] ?? .null, taskId: id, knownSDPs: [])
+        rtp.commit(taskId: id, allocations)
+        if fields["inputs"] != nil { fields["inputs"] = inputs }
+        let task: ManagedTask
+        do {
+            let resolved = try await validate(.object(fields), code: "InvalidTask")
+            task = ManagedTask(id: id, document: .object(fields), storedDocument: stored, plan: resolved,
+                               generation: generation, history: history, configuration: configuration, webhooks: webhooks)
+            task.setRTP(allocations.mapValues { RTPStatus(videoPort: $0.video?.port, audioPort: $0.audio?.port, sdp: $0.sdp) })
+            // Placed before the spawn: a second start of the id while this one waits is refused.
+            tasks[id] = task
+            try await BlockingWork.run { try task.start() }
+        } catch let error as ServiceError {
+            rtp.release(taskId: id)
+            throw error
+        } catch {
+            rtp.release(taskId: id)
+            if tasks[id]?.isFinal == false { tasks[id] = nil }
             // The reason names local paths: it goes to the server's log, not to the caller.
-            FileHandle.standardError.write(Data("tessera: cannot start a worker for task \(resolved.taskId): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("tessera: cannot start a worker for task \(id): \(error)\n".utf8))
             throw ServiceError(code: "InternalError", httpStatus: 500, message: "cannot start a worker process for the task")
         }
-        rtp.commit(taskId: resolved.taskId, allocations)
-        if tasks[resolved.taskId] == nil { order.append(resolved.taskId) }
-        tasks[resolved.taskId] = task
         startWatchdog()
-        return withRTP(task.status)
+        return task
     }
 
-    public func list() async -> [TaskStatus] {
-        order.compactMap { tasks[$0].map { withRTP($0.status) } }
-    }
+    // MARK: Answering for local tasks
 
-    public func status(_ taskId: String) async throws -> TaskStatus {
-        withRTP(try task(taskId).status)
+    /// The tasks this node holds a worker for (final ones until the store has their end).
+    public var localTaskIds: [String] { Array(tasks.keys) }
+
+    public func localStatus(_ taskId: String) -> TaskStatus? {
+        tasks[taskId]?.status
     }
 
     public func update(_ taskId: String, _ body: Data) async throws -> TaskStatus {
@@ -107,49 +186,119 @@ public actor TaskRegistry: TaskService {
             }
             sequence = Int64(number)
         }
-        guard case .object(var merged) = task.document else { throw ServiceError.invalidState("task has no document") }
-        for (key, value) in changes where key != "sequence" {
-            if case .null = value { merged[key] = nil } else { merged[key] = value }
+        guard case .object(var merged) = task.document, case .object(var stored) = task.storedDocument else {
+            throw ServiceError.invalidState("task has no document")
         }
-        let before = try validate(task.document, code: "InvalidUpdate")
-        let after = try validate(.object(merged), code: "InvalidUpdate")
+        for (key, value) in changes where key != "sequence" {
+            if case .null = value { merged[key] = nil; stored[key] = nil } else { merged[key] = value; stored[key] = value }
+        }
+        let before = try await validate(task.document, code: "InvalidUpdate")
+        let after = try await validate(.object(merged), code: "InvalidUpdate")
         if (before.video == nil) != (after.video == nil) {
             throw ServiceError(code: "InvalidUpdate", httpStatus: 400,
                                message: "an update cannot switch a task between audio-only and audio-video", path: "layout")
         }
+        if let sequence, let last = task.sequence, sequence <= last { throw ServiceError.staleSequence(got: sequence, last: last) }
         let running = RTPAllocations.sdpTexts(in: task.document)
         let (inputs, allocations) = try rtp.resolve(inputs: merged["inputs"] ?? .null, taskId: taskId, knownSDPs: running)
         if merged["inputs"] != nil { merged["inputs"] = inputs }
-        try task.update(document: .object(merged), resolved: after, sequence: sequence)
+        // The plan with the ports resolved. `after` checked every host already; without the
+        // deny-list this needs no DNS, so it runs here, between resolving and recording the ports.
+        var plain = validationOptions
+        plain.deniedHosts = HostDenyList()
+        let resolved = try Self.validateNow(.object(merged), options: plain, code: "InvalidUpdate")
+        // The store first: an update is answered 200 only once it is the task's for good (a node
+        // that lost the task's lease refuses it).
+        let accepted: Bool
+        do {
+            accepted = try await store.updateDocument(taskId: taskId, document: try Self.jsonText(.object(stored)),
+                                                      sequence: sequence ?? task.sequence, node: configuration.nodeId,
+                                                      generation: task.generation)
+        } catch {
+            throw ServiceError.storeUnavailable(error)
+        }
+        guard accepted else { throw ServiceError.invalidState("task \"\(taskId)\" has moved to another node; retry") }
+        try task.update(document: .object(merged), storedDocument: .object(stored), plan: resolved, sequence: sequence,
+                        rtp: allocations.mapValues { RTPStatus(videoPort: $0.video?.port, audioPort: $0.audio?.port, sdp: $0.sdp) })
         rtp.commit(taskId: taskId, allocations)
-        return withRTP(task.status)
+        return task.status
     }
 
-    public func stop(_ taskId: String) async throws -> TaskStatus {
+    /// Stops a task here and returns its final status; the store learns the outcome.
+    public func stop(_ taskId: String, cause: TaskSupervision.StopCause = .deleted, timeoutSeconds: Double = 15) async throws -> TaskStatus {
         let task = try task(taskId)
-        await task.stop(timeoutSeconds: 15)
+        await task.stop(cause, timeoutSeconds: timeoutSeconds)
+        await persistFinal(task)
         // While this waited, a new task may have taken the id (and ports) of the finished one.
         if tasks[taskId] === task { rtp.release(taskId: taskId) }
-        return withRTP(task.status)
+        return task.status
     }
 
     public func snapshot(_ taskId: String) async throws -> Data {
         let task = try task(taskId)
-        guard (try? validate(task.document, code: "InvalidState"))?.video != nil else {
-            throw ServiceError.invalidState("task \"\(taskId)\" is audio-only: it has no picture")
-        }
+        if task.isAudioOnly { throw ServiceError.invalidState("task \"\(taskId)\" is audio-only: it has no picture") }
         return try await task.snapshot()
     }
 
-    public func shutdown(deadlineSeconds seconds: Double) async {
+    // MARK: For the cluster's reconcile loop
+
+    /// Each running task's status for the store, with the generation it is held at.
+    public func reports() -> [(taskId: String, generation: Int64, report: StatusReport, isFinal: Bool)] {
+        tasks.compactMap { id, task in task.report.map { (id, task.generation, $0, task.isFinal) } }
+    }
+
+    /// Writes a final task's last status (and, when it ended for good, its desired state) to the
+    /// store and forgets it here.
+    public func persistFinal(_ taskId: String) async {
+        guard let task = tasks[taskId], task.isFinal else { return }
+        await persistFinal(task)
+    }
+
+    private func persistFinal(_ task: ManagedTask) async {
+        guard task.isFinal else { return }
+        if let report = task.report {
+            _ = try? await store.saveStatus(taskId: task.id, report, node: configuration.nodeId, generation: task.generation)
+        }
+        if task.desiredAfterFinal == .stopped {
+            // A DELETE, or the task ended by itself: it stays stopped (unless a newer claim moved it).
+            if let record = try? await store.task(task.id), record.generation == task.generation {
+                _ = try? await store.setDesired(taskId: task.id, .stopped)
+            }
+        }
+        if tasks[task.id] === task {
+            tasks[task.id] = nil
+            rtp.release(taskId: task.id)
+        }
+    }
+
+    /// Lets every worker run `seconds` more (called after each successful heartbeat).
+    public func renewLeases(seconds: Double) {
+        for task in tasks.values where !task.isFinal { task.renewLease(seconds: seconds) }
+    }
+
+    /// Stops a task whose lease this node no longer holds, at once.
+    public func fence(_ taskId: String) {
+        tasks[taskId]?.kill(.fenced)
+    }
+
+    /// The generation this node holds a task at, if it runs it.
+    public func generation(of taskId: String) -> Int64? { tasks[taskId]?.generation }
+
+    /// Refuses new tasks from now on.
+    public func beginShutdown() { shuttingDown = true }
+
+    /// Ends every task here properly (encoders flushed, trailers written), waiting at most
+    /// `seconds`; `cause` says what the store keeps (resume on the next start, or moved).
+    public func stopAll(cause: TaskSupervision.StopCause, deadlineSeconds seconds: Double) async {
         shuttingDown = true
         watchdog?.cancel()
         let running = tasks.values.filter { !$0.isFinal }
         await withTaskGroup(of: Void.self) { group in
             for task in running {
-                group.addTask { await task.stop(timeoutSeconds: max(1, seconds - 1)) }
+                group.addTask { await task.stop(cause, timeoutSeconds: max(1, seconds - 1)) }
             }
         }
+        for task in running { await persistFinal(task) }
         // Give the tasks' last events a moment to leave; a dead receiver does not hold the exit.
         await webhooks.drain(timeoutSeconds: 1)
     }
@@ -166,6 +315,12 @@ public actor TaskRegistry: TaskService {
         return task
     }
 
+    static func jsonText(_ value: JSONValue) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     private func parse(_ body: Data, code: String) throws -> JSONValue {
         do {
             return try JSONValue.parse(body)
@@ -174,9 +329,15 @@ public actor TaskRegistry: TaskService {
         }
     }
 
-    private func validate(_ document: JSONValue, code: String) throws -> ResolvedTask {
+    /// Validation reads files and may resolve host names: off the cooperative pool.
+    private func validate(_ document: JSONValue, code: String) async throws -> ResolvedTask {
+        let options = validationOptions
+        return try await BlockingWork.run { try Self.validateNow(document, options: options, code: code) }
+    }
+
+    private static func validateNow(_ document: JSONValue, options: ValidationOptions, code: String) throws -> ResolvedTask {
         let data = try JSONEncoder().encode(document)
-        switch TaskValidator.validate(json: data, options: validationOptions) {
+        switch TaskValidator.validate(json: data, options: options) {
         case .success(let resolved):
             return resolved
         case .failure(let failure):
@@ -187,8 +348,12 @@ public actor TaskRegistry: TaskService {
     }
 
     /// FLV carries H.264 only: a relay of a file in another codec to RTMP is refused up front.
-    private func checkRelayCodecs(_ task: ResolvedTask) throws {
+    private static func checkRelayCodecs(_ task: ResolvedTask) async throws {
         guard let input = task.inputs.first, case .file = input.source else { return }
+        try await BlockingWork.run { try checkRelayCodecsNow(task, input: input) }
+    }
+
+    private static func checkRelayCodecsNow(_ task: ResolvedTask, input: ResolvedInput) throws {
         do {
             let source = try SourceOpener.open(input, interrupt: InterruptFlag(), decoderThreads: 1)
             try RelaySession.checkCodecs(source, outputs: task.outputs)
@@ -210,15 +375,14 @@ public actor TaskRegistry: TaskService {
 
     private func checkHangs() {
         for task in tasks.values { task.checkHang() }
-        for (id, task) in tasks where task.isFinal { rtp.release(taskId: id) }
     }
 
-    /// The status with the ports and SDP of each allocated RTP input.
-    private func withRTP(_ status: TaskStatus) -> TaskStatus {
-        var status = status
-        for index in status.inputs.indices {
-            status.inputs[index].rtp = rtp.status(taskId: status.taskId, inputId: status.inputs[index].id)
-        }
-        return status
+}
+
+extension ServiceError {
+    /// The task store cannot be reached: nothing was changed.
+    static func storeUnavailable(_ error: any Error) -> ServiceError {
+        ServiceError(code: "StoreUnavailable", httpStatus: 503, message: "the task store cannot be reached: \(error)",
+                     retryAfterSeconds: 5)
     }
 }

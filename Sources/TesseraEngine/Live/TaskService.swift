@@ -20,6 +20,12 @@ public protocol TaskService: Sendable {
     /// Refuses new tasks from now on (`ShuttingDown` 503) and ends every running task properly
     /// (encoders flushed, trailers written, connections closed), waiting at most `seconds`.
     func shutdown(deadlineSeconds seconds: Double) async
+    /// `/readyz`: this node takes API traffic (its task store answers, it is not draining).
+    func isReady() async -> Bool
+}
+
+extension TaskService {
+    public func isReady() async -> Bool { true }
 }
 
 /// An error the API answers with `{"error": {"code", "message", "path"}}`.

@@ -24,6 +24,8 @@ public struct TaskStatus: Codable, Sendable, Equatable {
     public var workerPid: Int32?
     /// How many times the task's worker crashed or hung and was started again.
     public var workerRestarts: Int?
+    /// The node that runs the task (SPEC §6).
+    public var node: String?
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
 
@@ -81,6 +83,9 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     public var bytes: Int64
     public var reconnects: Int64
     public var lastError: String?
+    /// A file output's files, oldest first: a restarted task continues in a new file beside the
+    /// first (`room42.mp4`, `room42.1.mp4`, …). nil for network outputs.
+    public var files: [String]?
 
     public init(url: String, state: State, bytes: Int64 = 0, reconnects: Int64 = 0, lastError: String? = nil) {
         self.url = url; self.state = state; self.bytes = bytes; self.reconnects = reconnects; self.lastError = lastError

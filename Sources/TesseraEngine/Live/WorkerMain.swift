@@ -13,29 +13,21 @@ public enum WorkerMain {
         var reader = LineReader(descriptor: 0)
         let decoder = JSONDecoder()
         guard let line = reader.next(), let start = try? decoder.decode(WorkerCommand.self, from: line),
-              start.type == .start, let document = start.document else {
+              start.type == .start, let task = start.plan else {
             events.send(WorkerEvent(type: .exit, status: failedStatus("the worker got no start command")))
-            return 2
-        }
-        let options = ValidationOptions.serve(mediaRoot: start.mediaRoot ?? FileManager.default.currentDirectoryPath,
-                                              outputDirectory: start.outputDirectory)
-        let task: ResolvedTask
-        switch validate(document, options: options) {
-        case .success(let resolved): task = resolved
-        case .failure(let failure):
-            events.send(WorkerEvent(type: .exit, status: failedStatus("invalid task: \(failure.issues.map(\.description).joined(separator: "; "))")))
             return 2
         }
 
         let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task)
             : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds ?? 60)
         let finished = Finished()
+        let lease = WorkerLease(seconds: start.leaseSeconds)
         let remaining = reader
         let commands = Thread {
             var reader = remaining
             while let line = reader.next() {
                 guard let command = try? decoder.decode(WorkerCommand.self, from: line) else { continue }
-                handle(command, pipeline: pipeline, options: options, events: events)
+                handle(command, pipeline: pipeline, lease: lease, events: events)
             }
             // The server is gone: end the task properly.
             pipeline.requestStop()
@@ -43,6 +35,12 @@ public enum WorkerMain {
         commands.start()
         let reporter = Thread {
             while !finished.value {
+                if lease.expired {
+                    // The server has not renewed the lease: it is paused or cut off from the task
+                    // store, and another node may soon take this task. Stop before that.
+                    lease.noteExpiry()
+                    pipeline.requestStop()
+                }
                 events.send(WorkerEvent(type: .status, status: status(of: pipeline, state: nil, reason: nil)))
                 Thread.sleep(forTimeInterval: 0.5)
             }
@@ -58,25 +56,22 @@ public enum WorkerMain {
             reason = "\(error)"
         }
         finished.value = true
-        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason)))
+        if lease.didExpire { reason = reason ?? "the worker's lease from its server ran out; stopped so that no other node runs the task twice" }
+        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason),
+                                leaseExpired: lease.didExpire ? true : nil))
         return exitState == .failed ? 1 : 0
     }
 
-    private static func validate(_ document: JSONValue, options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
-        guard let data = try? JSONEncoder().encode(document) else {
-            return .failure(ValidationFailure(issues: [ValidationIssue(path: "", message: "unreadable document")]))
-        }
-        return TaskValidator.validate(json: data, options: options)
-    }
-
-    private static func handle(_ command: WorkerCommand, pipeline: TaskRunner, options: ValidationOptions, events: LineWriter) {
+    private static func handle(_ command: WorkerCommand, pipeline: TaskRunner, lease: WorkerLease, events: LineWriter) {
         switch command.type {
         case .start:
             break
         case .stop:
             pipeline.requestStop()
+        case .lease:
+            if let seconds = command.leaseSeconds { lease.renew(seconds: seconds) }
         case .update:
-            guard let document = command.document, case .success(let task) = validate(document, options: options) else { return }
+            guard let task = command.plan else { return }
             pipeline.update(task)
         case .snapshot:
             let requestId = command.requestId
@@ -106,6 +101,21 @@ public enum WorkerMain {
     private static func failedStatus(_ reason: String) -> WorkerStatus {
         WorkerStatus(state: .failed, reason: reason, frames: 0, fps: 0, bitrateKbps: 0, lateFrames: 0, inputs: [], outputs: [])
     }
+}
+
+/// How long the worker may go on without hearing from its server (`WorkerCommand.leaseSeconds`).
+/// Threads: renewed by the command thread, read by the reporter thread.
+private final class WorkerLease: @unchecked Sendable {
+    private let lock = NSLock()
+    private var deadline: ContinuousClock.Instant?
+    private var expiredOnce = false
+
+    init(seconds: Double?) { if let seconds { deadline = .now + .milliseconds(Int(seconds * 1000)) } }
+
+    func renew(seconds: Double) { lock.withLock { deadline = .now + .milliseconds(Int(seconds * 1000)) } }
+    var expired: Bool { lock.withLock { deadline.map { ContinuousClock.now > $0 } ?? false } }
+    func noteExpiry() { lock.withLock { expiredOnce = true } }
+    var didExpire: Bool { lock.withLock { expiredOnce } }
 }
 
 /// A flag set once by the main thread and read by the reporter thread.

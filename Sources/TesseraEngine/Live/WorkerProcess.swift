@@ -1,46 +1,139 @@
 import Foundation
+import NIOCore
+import NIOPosix
 
-/// One running `tessera worker` process and its pipes. Events are read on a thread of its own
-/// and handed to `onEvent`; `onExit` is called once when the process has ended and its output is
-/// drained.
+/// One running `tessera worker` process and its pipes, read and written on an event loop (no
+/// thread per worker, and `send` never blocks its caller, even when the worker stops reading).
+/// Events go to `onEvent` on the event loop; `onExit` is called once, when the process has ended
+/// and its output is drained.
 ///
-/// Threads: `send`, `kill` from any thread (the pipe write is one locked `write`).
+/// Threads: `send` and `kill` from any thread.
 final class WorkerProcess: @unchecked Sendable {
-    let process = Process()
-    private let input: LineWriter
-    private let stdinPipe = Pipe()
-    private let stdoutPipe = Pipe()
+    // `Process` is not Sendable; it is only asked for its pid and state after `run()`.
+    private let process = Process()
+    private let channel: EventLoopFuture<Channel>
+    private let encoder = JSONEncoder()
+    let pid: Int32
 
     init(executable: String, onEvent: @escaping @Sendable (WorkerEvent) -> Void,
          onExit: @escaping @Sendable (_ status: Int32, _ signalled: Bool) -> Void) throws {
+        let stdinPipe = Pipe(), stdoutPipe = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["worker"]
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.standardError
-        input = LineWriter(descriptor: stdinPipe.fileHandleForWriting.fileDescriptor)
-        let output = stdoutPipe.fileHandleForReading.fileDescriptor
-        let process = self.process
-        try process.run()
-        let reader = Thread {
-            var lines = LineReader(descriptor: output)
-            let decoder = JSONDecoder()
-            while let line = lines.next() {
-                if let event = try? decoder.decode(WorkerEvent.self, from: line) { onEvent(event) }
-            }
-            process.waitUntilExit()
-            onExit(process.terminationStatus, process.terminationReason == .uncaughtSignal)
+        let exit = ExitJoin(onExit)
+        process.terminationHandler = { process in
+            exit.processEnded(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal)
         }
-        reader.name = "tessera-worker-events"
-        reader.start()
+        try process.run()
+        pid = process.processIdentifier
+        // The event loop owns copies of this side's ends; the originals close with the pipes.
+        let events = dup(stdoutPipe.fileHandleForReading.fileDescriptor)
+        let commands = dup(stdinPipe.fileHandleForWriting.fileDescriptor)
+        try? stdoutPipe.fileHandleForReading.close()
+        try? stdinPipe.fileHandleForWriting.close()
+        channel = NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(NewlineFrameDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(WorkerEventHandler(onEvent: onEvent, onEnd: exit.outputEnded))
+                }
+            }
+            .takingOwnershipOfDescriptors(input: events, output: commands)
+        channel.whenFailure { _ in exit.outputEnded() }
     }
 
-    var pid: Int32 { process.processIdentifier }
+    func send(_ command: WorkerCommand) {
+        guard var data = try? encoder.encode(command) else { return }
+        data.append(0x0A)
+        let bytes = data
+        channel.whenSuccess { channel in
+            channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        }
+    }
 
-    func send(_ command: WorkerCommand) { input.send(command) }
+    func kill() { if process.isRunning { Foundation.kill(pid, SIGKILL) } }
+}
 
-    /// Closes the worker's standard input: it stops its task properly.
-    func closeInput() { try? stdinPipe.fileHandleForWriting.close() }
+/// Calls `onExit` once both the process has ended and its output has been read to the end, so
+/// the worker's last event (its final status) is always handled before its exit.
+private final class ExitJoin: @unchecked Sendable {
+    private let lock = NSLock()
+    private var status: (Int32, Bool)?
+    private var drained = false
+    private var called = false
+    private let onExit: @Sendable (Int32, Bool) -> Void
 
-    func kill() { if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) } }
+    init(_ onExit: @escaping @Sendable (Int32, Bool) -> Void) { self.onExit = onExit }
+
+    func processEnded(status: Int32, signalled: Bool) {
+        lock.withLock { self.status = (status, signalled) }
+        fireIfDone()
+    }
+
+    func outputEnded() {
+        lock.withLock { drained = true }
+        fireIfDone()
+    }
+
+    private func fireIfDone() {
+        let ready: (Int32, Bool)? = lock.withLock {
+            guard let status, drained, !called else { return nil }
+            called = true
+            return status
+        }
+        if let (status, signalled) = ready { onExit(status, signalled) }
+    }
+}
+
+/// Splits the worker's standard output into lines (one JSON event each).
+private struct NewlineFrameDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let newline = buffer.readableBytesView.firstIndex(of: 0x0A) else { return .needMoreData }
+        let length = newline - buffer.readerIndex
+        let line = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        context.fireChannelRead(Self.wrapInboundOut(line))
+        return .continue
+    }
+
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if buffer.readableBytes > 0, let rest = buffer.readSlice(length: buffer.readableBytes) {
+            context.fireChannelRead(Self.wrapInboundOut(rest))
+        }
+        return .needMoreData
+    }
+}
+
+/// Decodes each line into a `WorkerEvent`; reports the end of the output once.
+private final class WorkerEventHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    private let onEvent: @Sendable (WorkerEvent) -> Void
+    private let onEnd: @Sendable () -> Void
+    private let decoder = JSONDecoder()
+
+    init(onEvent: @escaping @Sendable (WorkerEvent) -> Void, onEnd: @escaping @Sendable () -> Void) {
+        self.onEvent = onEvent
+        self.onEnd = onEnd
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let line = unwrapInboundIn(data)
+        if let event = try? decoder.decode(WorkerEvent.self, from: Data(line.readableBytesView)) { onEvent(event) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        onEnd()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A worker that died leaves a broken pipe behind: close, and let channelInactive report it.
+        context.close(promise: nil)
+    }
 }

@@ -4,21 +4,23 @@ import TesseraCore
 /// The messages between `tessera serve` and a task's worker process: one JSON object per line,
 /// commands on the worker's standard input, events on its standard output.
 public struct WorkerCommand: Codable, Sendable {
-    public enum Kind: String, Codable, Sendable { case start, update, stop, snapshot }
+    public enum Kind: String, Codable, Sendable { case start, update, stop, snapshot, lease }
     public var type: Kind
-    /// `start` and `update`: the whole task document as it now stands.
-    public var document: JSONValue?
-    public var mediaRoot: String?
-    public var outputDirectory: String?
+    /// `start` and `update`: the resolved plan, validated once by the server that took the
+    /// request (with its limits); the worker trusts it as given and reads no limits of its own.
+    public var plan: ResolvedTask?
     public var requestId: Int?
     /// `start`: seconds a live output keeps reconnecting before it is `failed`.
     public var outputGiveUpSeconds: Double?
+    /// `start` and `lease`: the worker may run this many seconds more without hearing from its
+    /// server; past that it ends its task (fencing: a paused or cut-off server's worker stops
+    /// before another node may take the task over). nil: no lease.
+    public var leaseSeconds: Double?
 
-    public init(type: Kind, document: JSONValue? = nil, mediaRoot: String? = nil, outputDirectory: String? = nil,
-                requestId: Int? = nil, outputGiveUpSeconds: Double? = nil) {
-        self.outputGiveUpSeconds = outputGiveUpSeconds
-        self.type = type; self.document = document; self.mediaRoot = mediaRoot
-        self.outputDirectory = outputDirectory; self.requestId = requestId
+    public init(type: Kind, plan: ResolvedTask? = nil, requestId: Int? = nil, outputGiveUpSeconds: Double? = nil,
+                leaseSeconds: Double? = nil) {
+        self.type = type; self.plan = plan; self.requestId = requestId
+        self.outputGiveUpSeconds = outputGiveUpSeconds; self.leaseSeconds = leaseSeconds
     }
 }
 
@@ -31,9 +33,13 @@ public struct WorkerEvent: Codable, Sendable {
     public var requestId: Int?
     public var png: String?
     public var error: String?
+    /// `exit`: the task ended because the server stopped renewing the worker's lease.
+    public var leaseExpired: Bool?
 
-    public init(type: Kind, status: WorkerStatus? = nil, requestId: Int? = nil, png: String? = nil, error: String? = nil) {
+    public init(type: Kind, status: WorkerStatus? = nil, requestId: Int? = nil, png: String? = nil, error: String? = nil,
+                leaseExpired: Bool? = nil) {
         self.type = type; self.status = status; self.requestId = requestId; self.png = png; self.error = error
+        self.leaseExpired = leaseExpired
     }
 }
 

@@ -17,12 +17,17 @@ public final class TaskWebhook: @unchecked Sendable {
     private var queue: WebhookQueue<WebhookRequest>
     private var delivering = false
 
-    init(taskId: String, url: URL, notifier: WebhookNotifier) {
+    init(taskId: String, url: URL, notifier: WebhookNotifier, firstSequence: Int64 = 1) {
         self.taskId = taskId
         self.url = url
         self.notifier = notifier
+        nextSequence = max(1, firstSequence)
         queue = WebhookQueue(capacity: notifier.queueCapacity)
     }
+
+    /// The sequence number the next event takes: kept in the task store, so events keep counting
+    /// when the task restarts on this node or another.
+    public var upcomingSequence: Int64 { lock.withLock { nextSequence } }
 
     /// Queues an event for each change since the last status observed. Callers must pass statuses
     /// in the order they were taken (ManagedTask serialises this).

@@ -12,12 +12,17 @@ extension WebhookChange {
     ///   moves to `stopping`, `stopped` or `failed`, so the task's own events bracket those of
     ///   its inputs and outputs.
     ///
+    /// - `input.rtp` for each input whose allocated RTP ports are new (the task's first status
+    ///   on a node, after `task.state`) or changed.
+    ///
     /// Counters (`frames`, `bytes`, …) and `lastError` alone never make an event.
     public static func changes(from previous: TaskStatus?, to current: TaskStatus) -> [WebhookChange] {
         guard let previous else {
             return [.task(TaskChange(state: current.state, previousState: nil, reason: current.reason))]
+                + rtpChanges(from: [], to: current.inputs).map(WebhookChange.inputRTP)
         }
         let parts = inputChanges(from: previous.inputs, to: current.inputs).map(WebhookChange.input)
+            + rtpChanges(from: previous.inputs, to: current.inputs).map(WebhookChange.inputRTP)
             + outputChanges(from: previous.outputs, to: current.outputs).map(WebhookChange.output)
         guard previous.state != current.state else { return parts }
         let task = WebhookChange.task(TaskChange(state: current.state, previousState: previous.state, reason: current.reason))
@@ -44,6 +49,13 @@ extension WebhookChange {
             }
         }
         return removed + added + changed
+    }
+
+    static func rtpChanges(from previous: [InputStatus], to current: [InputStatus]) -> [InputChange] {
+        current.compactMap { new in
+            guard let rtp = new.rtp, previous.first(where: { $0.id == new.id })?.rtp != rtp else { return nil }
+            return InputChange(id: new.id, state: new.state, previousState: nil, rtp: rtp)
+        }
     }
 
     static func outputChanges(from previous: [OutputStatus], to current: [OutputStatus]) -> [OutputChange] {

@@ -4,12 +4,16 @@ public enum WebhookChange: Sendable, Equatable {
     case task(TaskChange)
     case input(InputChange)
     case output(OutputChange)
+    /// An input's allocated RTP ports and SDP, when the task gets them (it starts, or moves to
+    /// another node, which allocates its own): an SFU controller re-points its forwarder.
+    case inputRTP(InputChange)
 
     /// The `event` field and `X-Tessera-Event` header: `task.state`, `input.state`, `input.added`,
-    /// `input.removed`, `output.state`, `output.added`, `output.removed`.
+    /// `input.removed`, `input.rtp`, `output.state`, `output.added`, `output.removed`.
     public var eventName: String {
         switch self {
         case .task: return "task.state"
+        case .inputRTP: return "input.rtp"
         case .input(let change): return "input." + Self.verb(state: change.state, previous: change.previousState)
         case .output(let change): return "output." + Self.verb(state: change.state, previous: change.previousState)
         }
@@ -40,9 +44,12 @@ public struct InputChange: Codable, Sendable, Equatable {
     public var state: InputStatus.State?
     public var previousState: InputStatus.State?
     public var lastError: String?
+    /// `input.rtp`: where to send the input's RTP now.
+    public var rtp: RTPStatus?
 
-    public init(id: String, state: InputStatus.State?, previousState: InputStatus.State?, lastError: String? = nil) {
-        self.id = id; self.state = state; self.previousState = previousState; self.lastError = lastError
+    public init(id: String, state: InputStatus.State?, previousState: InputStatus.State?, lastError: String? = nil,
+                rtp: RTPStatus? = nil) {
+        self.id = id; self.state = state; self.previousState = previousState; self.lastError = lastError; self.rtp = rtp
     }
 }
 

@@ -30,8 +30,8 @@ public final class WebhookNotifier: @unchecked Sendable {
     }
 
     /// The webhook of one task posting to `url`.
-    public func makeWebhook(taskId: String, url: URL) -> TaskWebhook {
-        TaskWebhook(taskId: taskId, url: url, notifier: self)
+    public func makeWebhook(taskId: String, url: URL, firstSequence: Int64 = 1) -> TaskWebhook {
+        TaskWebhook(taskId: taskId, url: url, notifier: self, firstSequence: firstSequence)
     }
 
     public var deliveryCounts: WebhookDeliveryCounts { lock.withLock { counts } }

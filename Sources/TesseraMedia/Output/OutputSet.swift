@@ -153,15 +153,17 @@ public final class OutputSet {
     }
 
     /// Fragmented MP4 so that a crash leaves a playable file up to the last fragment. Audio-only
-    /// files cut a fragment each second (every AAC frame is a keyframe).
+    /// files cut a fragment each second (every AAC frame is a keyframe). Every file is flushed to
+    /// the kernel as it is written (`flush_packets`): otherwise FFmpeg keeps up to 256 KiB in its
+    /// buffer, and a killed worker (`SIGKILL`, OOM) would lose seconds that were already muxed.
     static func muxerOptions(_ container: Container, hasVideo: Bool) -> [String: String] {
         switch container {
         case .mp4:
             return hasVideo
-                ? ["movflags": "frag_keyframe+empty_moov+delay_moov+default_base_moof"]
-                : ["movflags": "empty_moov+default_base_moof", "frag_duration": "1000000"]
+                ? ["movflags": "frag_keyframe+empty_moov+delay_moov+default_base_moof", "flush_packets": "1"]
+                : ["movflags": "empty_moov+default_base_moof", "frag_duration": "1000000", "flush_packets": "1"]
         default:
-            return [:]
+            return ["flush_packets": "1"]
         }
     }
 

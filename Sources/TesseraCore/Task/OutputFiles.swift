@@ -1,0 +1,62 @@
+import Foundation
+
+/// Every file each file output of a task has written, and the plan's file paths for the next
+/// run: a restarted task continues each recording in a new file beside the first
+/// (`room42.mp4`, `room42.1.mp4`, …) and never overwrites one.
+///
+/// Files are named as the document names the output (`url`), so the status shows names the
+/// caller recognises; the plan's absolute paths get the same index.
+public struct OutputFiles: Sendable, Equatable {
+    /// Output URL as given → its files, oldest first.
+    public private(set) var byURL: [String: [String]]
+    /// The outputs the running worker writes: their last file is open.
+    private var open: Set<String> = []
+
+    public init(_ byURL: [String: [String]] = [:]) { self.byURL = byURL }
+
+    /// The plan a new worker runs. A file output that has written before continues in the next
+    /// free name; one that never has starts at its own name, unless the task is resuming (after
+    /// a node restart or a move, when the last files may not have been recorded yet) and that
+    /// file exists.
+    public mutating func beginRun(_ plan: ResolvedTask, resuming: Bool,
+                           exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> ResolvedTask {
+        open = []
+        return continuing(plan, resuming: resuming, exists: exists)
+    }
+
+    /// An updated plan for the running worker: outputs it already writes keep their current file;
+    /// new ones start at their own name, or, when they wrote before (removed, then added again),
+    /// in the next free name.
+    public mutating func apply(_ plan: ResolvedTask,
+                        exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> ResolvedTask {
+        continuing(plan, resuming: false, exists: exists)
+    }
+
+    private mutating func continuing(_ plan: ResolvedTask, resuming: Bool, exists: (String) -> Bool) -> ResolvedTask {
+        var plan = plan
+        var nowOpen: Set<String> = []
+        for index in plan.outputs.indices {
+            guard case .file(let path, let container) = plan.outputs[index].kind else { continue }
+            let url = plan.outputs[index].url
+            nowOpen.insert(url)
+            if open.contains(url), let current = byURL[url]?.last {
+                let number = RecordingFileNames.index(of: current, first: url) ?? 0
+                plan.outputs[index].kind = .file(path: RecordingFileNames.name(path, index: number), container: container)
+                continue
+            }
+            var files = byURL[url] ?? []
+            let last: Int? = files.last.map { RecordingFileNames.index(of: $0, first: url) ?? files.count - 1 }
+                ?? (resuming && exists(path) ? 0 : nil)
+            let next = last.map { RecordingFileNames.nextIndex(after: $0, path: path, exists: exists) } ?? 0
+            if files.isEmpty, next > 0 { files.append(url) }
+            files.append(RecordingFileNames.name(url, index: next))
+            byURL[url] = files
+            plan.outputs[index].kind = .file(path: RecordingFileNames.name(path, index: next), container: container)
+        }
+        open = nowOpen
+        return plan
+    }
+
+    /// The files of an output, for its status; nil for a network output.
+    public func files(of url: String) -> [String]? { byURL[url] }
+}
