@@ -57,7 +57,7 @@ public final class PostgresTaskStore: TaskStore, Sendable {
                     clock_timestamp(), clock_timestamp(), nextval('tessera_task_order'))
             ON CONFLICT (task_id) DO UPDATE SET
                 document = EXCLUDED.document, sequence = NULL, desired = 'running', node = EXCLUDED.node,
-                generation = 1, status = EXCLUDED.status, files = '{}', webhook_sequence = 0,
+                generation = tessera_tasks.generation + 1, status = EXCLUDED.status, files = '{}', webhook_sequence = 0,
                 created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
                 created_order = EXCLUDED.created_order
             WHERE tessera_tasks.desired = 'stopped'
@@ -168,7 +168,7 @@ public final class PostgresTaskStore: TaskStore, Sendable {
 
     /// Runs one statement of the caller's own, bounded like every call (`CREATE DATABASE` for the
     /// tests' throw-away databases). Never with text from a request.
-    func execute(unsafeSQL sql: String) async throws {
+    public func execute(unsafeSQL sql: String) async throws {
         _ = try await count("execute", PostgresQuery(unsafeSQL: sql))
     }
 

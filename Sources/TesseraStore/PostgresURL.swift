@@ -3,20 +3,20 @@ import Foundation
 /// `postgres://USER[:PASSWORD]@HOST:PORT/DB` taken apart by hand rather than with `URLComponents`:
 /// every error must say which part is wrong without ever repeating the password, and
 /// percent-decoding must be exact for passwords full of reserved characters.
-struct PostgresURL: Sendable, Equatable {
-    var user: String
-    var password: String?
-    var host: String
-    var port: Int
-    var database: String
+public struct PostgresURL: Sendable, Equatable {
+    public var user: String
+    public var password: String?
+    public var host: String
+    public var port: Int
+    public var database: String
 
     static let expected = "expected postgres://USER[:PASSWORD]@HOST:PORT/DB"
 
-    init(user: String, password: String?, host: String, port: Int, database: String) {
+    public init(user: String, password: String?, host: String, port: Int, database: String) {
         self.user = user; self.password = password; self.host = host; self.port = port; self.database = database
     }
 
-    init(parsing url: String) throws {
+    public init(parsing url: String) throws {
         func fail(_ problem: String) -> TaskStoreError {
             TaskStoreError("store: \(problem) (\(Self.expected))")
         }

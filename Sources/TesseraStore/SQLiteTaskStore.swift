@@ -57,7 +57,7 @@ public final class SQLiteTaskStore: TaskStore, Sendable {
                         (SELECT COALESCE(MAX(created_order), 0) + 1 FROM tasks))
                 ON CONFLICT (task_id) DO UPDATE SET
                     document = excluded.document, sequence = NULL, desired = 'running', node = excluded.node,
-                    generation = 1, status = excluded.status, files = '{}', webhook_sequence = 0,
+                    generation = tasks.generation + 1, status = excluded.status, files = '{}', webhook_sequence = 0,
                     created_at = excluded.created_at, updated_at = excluded.updated_at,
                     created_order = excluded.created_order
                 WHERE tasks.desired = 'stopped'

@@ -17,7 +17,8 @@ public protocol TaskStore: Sendable {
     // MARK: Tasks
 
     /// Records a new task run by `task.node`, generation 1. `.exists` when the id names a task
-    /// whose desired state is `running`; a stopped task of that id is replaced.
+    /// whose desired state is `running`; a stopped task of that id is replaced, its generation one
+    /// past the old one's (so a straggler of the old run is still fenced off: read it back).
     func createTask(_ task: NewTask) async throws -> CreateOutcome
     func task(_ taskId: String) async throws -> StoredTask?
     /// Every task, in creation order.

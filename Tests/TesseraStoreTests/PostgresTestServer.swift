@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-@testable import TesseraStore
+import TesseraStore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-@testable import TesseraStore
+import TesseraStore
 
 /// The implementations every conformance test runs against.
 enum StoreKind: String, Sendable, CaseIterable, CustomTestStringConvertible {

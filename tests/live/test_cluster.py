@@ -10,13 +10,14 @@ as the `postgres` user from its own data dir) and an nginx-rtmp, streams read ba
 - no recording is overwritten by a move (shared output directory)."""
 from __future__ import annotations
 
+import os
 import signal
 import time
 
 import pytest
 
 from helpers import ffprobe
-from livetools import TesseraServer, log_tail, side_by_side, wait_stream, wait_until
+from livetools import TesseraServer, log_tail, pid_alive, side_by_side, wait_stream, wait_until
 from pgtools import PostgresServer
 from test_webhooks import Receiver
 
@@ -209,3 +210,45 @@ def test_sigterm_drains_a_node_and_its_tasks_move(cluster, clips, rtmp_server):
         wait_stream(rtmp_server.url(t), 15)
         print(f"{t}: publishing again on {st['node']} {time.monotonic() - sent:.1f} s after SIGTERM")
     assert wait_until(lambda: cluster.running_workers() == 3, 5), cluster.running_workers()
+
+
+def test_a_paused_node_stops_its_workers_before_another_node_takes_over(cluster, clips, rtmp_server):
+    """Never twice: a node that cannot renew its lease (here: the whole server paused with SIGSTOP,
+    so it cannot even fence its own workers) loses its tasks only after its workers have stopped by
+    themselves (their own lease from the server ran out)."""
+    url = rtmp_server.url("paused")
+    st = cluster.nodes[0].client.create(side_by_side("paused", clips.red, clips.blue, [url]))
+    victim = cluster.by_id(st["node"])
+    others = [n for n in cluster.nodes if n is not victim]
+    others[0].client.wait_state("paused", "running", 15)
+    old_workers = victim.workers()
+    assert len(old_workers) == 1, old_workers
+    wait_stream(url, 15)
+
+    os.kill(victim.pid, signal.SIGSTOP)
+    try:
+        old_gone_at = new_seen_at = None
+        deadline = time.monotonic() + NODE_TIMEOUT + 15
+        while time.monotonic() < deadline and new_seen_at is None:
+            now = time.monotonic()
+            if old_gone_at is None and not any(pid_alive(p) for p in old_workers):
+                old_gone_at = now
+            if any(n.workers() for n in others):
+                new_seen_at = now
+                if old_gone_at is None and not any(pid_alive(p) for p in old_workers):
+                    old_gone_at = now
+            time.sleep(0.05)
+        assert new_seen_at is not None, "no other node started the paused node's task"
+        assert old_gone_at is not None and old_gone_at <= new_seen_at, \
+            f"the paused node's worker still ran when another node started the task ({old_gone_at}, {new_seen_at})"
+        moved = wait_until(lambda: (s := others[0].client.status("paused"))["state"] == "running"
+                           and s["node"] != st["node"] and s, 10)
+        assert moved, others[0].client.status("paused")
+        wait_stream(url, 15)
+    finally:
+        os.kill(victim.pid, signal.SIGCONT)
+    # Back from its pause, the node sees the task is no longer its own and starts nothing.
+    time.sleep(3)
+    assert victim.workers() == set(), victim.workers()
+    assert cluster.running_workers() == 1
+    assert victim.client.status("paused")["node"] == moved["node"]

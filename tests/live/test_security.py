@@ -150,7 +150,7 @@ def assert_refused(api: AuthClient, srv: TesseraServer, sandbox: Sandbox, doc, s
 # --------------------------------------------------------------------------------------------- #
 # authentication
 # --------------------------------------------------------------------------------------------- #
-def test_every_route_needs_the_token_and_healthz_is_open(guarded):
+def test_every_route_needs_the_token_and_healthz_and_readyz_are_open(guarded):
     client = guarded.client
     spec = client.get("/openapi.yaml", headers=AUTH)
     assert spec.status == 200, spec.status
@@ -164,7 +164,7 @@ def test_every_route_needs_the_token_and_healthz_is_open(guarded):
         m = re.match(r"^    (get|post|patch|delete|put):$", line)
         if m and current:
             routes.append((m.group(1).upper(), current.replace("{taskId}", "t1")))
-    assert len(routes) == 9, routes
+    assert len(routes) == 10, routes
     refused = [("no header", {}), ("wrong token", {"Authorization": "Bearer wrong"}),
                ("token prefix", {"Authorization": f"Bearer {TOKEN[:-1]}"}),
                ("Basic scheme", {"Authorization": f"Basic {TOKEN}"}), ("bare token", {"Authorization": TOKEN})]
@@ -172,7 +172,7 @@ def test_every_route_needs_the_token_and_healthz_is_open(guarded):
         for what, headers in refused:
             body = json.dumps(task_doc("t1", "rtmp://127.0.0.1/live/x")) if method in ("POST", "PATCH") else None
             r = client.request(method, path, body, headers=headers)
-            if path == "/healthz":
+            if path in ("/healthz", "/readyz"):   # for orchestrators' probes
                 assert r.status == 200, f"{method} {path} with {what}: {r.status}"
                 continue
             assert r.status == 401, f"{method} {path} with {what}: {r.status} {r.body[:200]!r}"

@@ -84,6 +84,11 @@ public actor TaskRegistry {
         if shuttingDown { throw ServiceError.shuttingDown }
         if let existing = tasks[prepared.taskId], !existing.isFinal { throw ServiceError.taskExists(prepared.taskId) }
         if activeCount >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
+        // Busy RTP ports are refused before the task is recorded (a rejected request changes
+        // nothing); `launch` resolves them again and records them.
+        if case .object(let fields) = prepared.document {
+            _ = try rtp.resolve(inputs: fields["inputs"] ?? .null, taskId: prepared.taskId, knownSDPs: [])
+        }
         let text = try Self.jsonText(prepared.document)
         let outcome: CreateOutcome
         do {
@@ -92,8 +97,11 @@ public actor TaskRegistry {
             throw ServiceError.storeUnavailable(error)
         }
         if outcome == .exists { throw ServiceError.taskExists(prepared.taskId) }
+        // 1 for a new id; one past the old run's when a stopped task of this id was replaced.
+        let generation = (try? await store.task(prepared.taskId))?.generation ?? 1
         do {
-            let task = try await launch(id: prepared.taskId, stored: prepared.document, generation: 1, history: ManagedTask.History())
+            let task = try await launch(id: prepared.taskId, stored: prepared.document, generation: generation,
+                                        history: ManagedTask.History())
             return task.status
         } catch {
             try? await store.setDesired(taskId: prepared.taskId, .stopped)
