@@ -42,7 +42,7 @@ import TesseraServer
         let documented = YAMLShape.operations(text)
         let server = TestServer()
         let routes = TesseraRouter(service: server.service, configuration: server.configuration, metrics: server.metrics).routes
-        #expect(routes.routes.count == 9)
+        #expect(routes.routes.count == 10)
         for route in routes.routes {
             #expect(documented.contains("\(route.method.lowercased()) \(route.path)"), "\(route) missing from openapi.yaml")
         }
