@@ -81,7 +81,9 @@ struct StoreFactoryTests {
     }
 }
 
-/// A database that cannot be reached must cost a node a few seconds per call, never a hang.
+/// A database that cannot be reached must cost a node a few seconds per call, never a hang. The
+/// bounds are several times the 2 s deadline: what is checked is that a call ends, not how fast
+/// (a loaded CI machine takes longer; speed belongs to bench/).
 struct PostgresUnreachableTests {
     let logger = quietLogger
 
@@ -91,12 +93,12 @@ struct PostgresUnreachableTests {
         for _ in 0..<2 {
             let start = ContinuousClock.now
             await #expect(throws: TaskStoreError.self) { try await store.prepare() }
-            #expect(ContinuousClock.now - start < .seconds(4))
+            #expect(ContinuousClock.now - start < .seconds(15))
         }
         do { _ = try await store.nodes() } catch { #expect(!"\(error)".contains("secretpw")) }
         let closing = ContinuousClock.now
         await store.close()
-        #expect(ContinuousClock.now - closing < .seconds(5))
+        #expect(ContinuousClock.now - closing < .seconds(15))
     }
 
     @Test func aServerThatNeverAnswersFailsWithinTheTimeout() async throws {
@@ -105,9 +107,9 @@ struct PostgresUnreachableTests {
         let store = try PostgresTaskStore(url: "postgres://u@127.0.0.1:\(listener.port)/d", logger: logger, timeout: .seconds(2))
         let start = ContinuousClock.now
         await #expect(throws: TaskStoreError.self) { try await store.prepare() }
-        #expect(ContinuousClock.now - start < .seconds(6))
+        #expect(ContinuousClock.now - start < .seconds(15))
         let closing = ContinuousClock.now
         await store.close()
-        #expect(ContinuousClock.now - closing < .seconds(5))
+        #expect(ContinuousClock.now - closing < .seconds(15))
     }
 }
