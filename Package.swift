@@ -17,6 +17,9 @@ let package = Package(
         // The task store: SQLite (one node) and PostgreSQL (a cluster).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // HMAC-SHA256 of webhook signatures; Deque for queues.
+        .package(url: "https://github.com/apple/swift-crypto", "3.9.0"..<"6.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // Worker pipes read and written on event loops instead of a thread per worker.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Node-to-node forwarding of API requests in a cluster.
@@ -47,8 +50,12 @@ let package = Package(
             dependencies: [
                 "TesseraMedia", "TesseraCore", "TesseraStore",
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .target(

@@ -6,7 +6,7 @@ import TesseraEngine
 import TesseraServer
 import TesseraStore
 
-struct ServeCommand: ParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the live service: the JSON HTTP API that starts, updates and stops mixing tasks.",
@@ -73,7 +73,7 @@ struct ServeCommand: ParsableCommand {
         return all.compactMapValues { $0 }
     }
 
-    func run() throws {
+    func run() async throws {
         let settings: ServeSettings
         do {
             settings = try ServeSettings(flags: .init(flagValues, config: config),
@@ -115,22 +115,18 @@ struct ServeCommand: ParsableCommand {
             "store": .string(settings.storeURL == nil ? "sqlite:\(settings.stateDirectory)" : "postgres"),
         ])
         do {
-            try AsyncBridge.run {
-                do {
-                    try await taskStore.prepare()
-                } catch {
-                    await taskStore.close()
-                    throw ValidationError("task store: \(error)")
-                }
-                // The first round before the server listens: tasks this node held resume at once.
-                await cluster.reconcile()
-                try await runTesseraServer(service: cluster, configuration: settings.server, logger: logger,
-                                           background: [ClusterLoopService(cluster: cluster)])
-                await peers.shutdown()
-                await taskStore.close()
-            }
-        } catch let error as ValidationError {
-            throw error
+            try await taskStore.prepare()
+        } catch {
+            await taskStore.close()
+            throw ValidationError("task store: \(error)")
+        }
+        do {
+            // The first round before the server listens: tasks this node held resume at once.
+            await cluster.reconcile()
+            try await runTesseraServer(service: cluster, configuration: settings.server, logger: logger,
+                                       background: [ClusterLoopService(cluster: cluster)])
+            await peers.shutdown()
+            await taskStore.close()
         } catch {
             StandardError.line("error: tessera serve on \(settings.server.host):\(settings.server.port): \(error)")
             throw ExitCode(1)
@@ -158,26 +154,5 @@ struct ServeCommand: ParsableCommand {
         let argument = CommandLine.arguments[0]
         return URL(fileURLWithPath: argument, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath,
                                                              isDirectory: true)).standardizedFileURL.path
-    }
-}
-
-/// The root command is synchronous, and ArgumentParser runs an async subcommand only under an
-/// async root: this waits on a semaphore for an async body instead. The main thread only waits;
-/// the body runs on the cooperative pool, and signals reach ServiceLifecycle through Dispatch.
-enum AsyncBridge {
-    private final class Outcome: @unchecked Sendable {
-        // Written once by the body's task before `done.signal()`, read after `done.wait()`.
-        var error: (any Error)?
-        let done = DispatchSemaphore(value: 0)
-    }
-
-    static func run(_ body: @escaping @Sendable () async throws -> Void) throws {
-        let outcome = Outcome()
-        Task.detached {
-            do { try await body() } catch { outcome.error = error }
-            outcome.done.signal()
-        }
-        outcome.done.wait()
-        if let error = outcome.error { throw error }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TesseraEngine
 
 /// `tessera worker`: one live task in a process of its own, driven by `tessera serve` over its
@@ -19,6 +20,8 @@ struct WorkerSubcommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
+        // Standard output carries the events to the server: every log line goes to standard error.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let code = WorkerMain.run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -42,7 +42,7 @@ import TesseraEngine
         ])
         for attempt in transport.recorded {
             #expect(attempt.headers["X-Tessera-Signature"]
-                    == "sha256=" + HMACSHA256.hexAuthenticationCode(key: Array("k".utf8), message: attempt.request.body))
+                    == "sha256=" + WebhookRequest.hexSignature(key: Data("k".utf8), body: attempt.request.body))
         }
         #expect(notifier.deliveryCounts == WebhookDeliveryCounts(delivered: 7))
     }

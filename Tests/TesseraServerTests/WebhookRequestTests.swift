@@ -30,9 +30,18 @@ import TesseraEngine
         #expect((status["inputs"] as? [[String: Any]])?.first?["state"] as? String == "live")
     }
 
+    /// RFC 4231 test case 2, and one Python's `hmac` gives: the signature is standard HMAC-SHA256.
+    @Test func theSignatureIsHMACSHA256() {
+        #expect(WebhookRequest.hexSignature(key: Data("Jefe".utf8), body: Data("what do ya want for nothing?".utf8))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        // python3 -c 'import hmac; print(hmac.new(b"a"*64, b"body", "sha256").hexdigest())'
+        #expect(WebhookRequest.hexSignature(key: Data(repeating: 0x61, count: 64), body: Data("body".utf8))
+                == "cbeec3a0761ed7c931e1afc6a0aa9863defc93372b60911aaaa523c426dde73c")
+    }
+
     @Test func signsTheExactBodyWithTheSecret() throws {
         let request = try Self.request(secret: "s3cret")
-        let expected = "sha256=" + HMACSHA256.hexAuthenticationCode(key: Array("s3cret".utf8), message: request.body)
+        let expected = "sha256=" + WebhookRequest.hexSignature(key: Data("s3cret".utf8), body: request.body)
         let headers = request.headers(attempt: 1)
         #expect(headers["X-Tessera-Signature"] == expected)
         #expect(headers["X-Tessera-Event"] == "input.state")

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TesseraCore
 import TesseraMedia
 import TesseraStore
@@ -16,6 +17,7 @@ public actor TaskRegistry {
     /// Posts every task's state changes to its `callbackUrl` (see `TaskRegistry+Webhooks.swift`).
     let webhooks: WebhookNotifier
     private let rtp: RTPAllocations
+    private let logger = Logger(label: "tessera.registry")
 
     /// How far a resumed task's webhook sequence jumps past the stored one.
     static let webhookSequenceJump: Int64 = 100
@@ -127,7 +129,7 @@ public actor TaskRegistry {
             try await launch(id: record.taskId, stored: document, generation: record.generation, history: history)
             return true
         } catch {
-            FileHandle.standardError.write(Data("tessera: cannot resume task \(record.taskId): \(error)\n".utf8))
+            logger.error("cannot resume task", metadata: ["task_id": .string(record.taskId), "error": "\(error)"])
             return false
         }
     }
@@ -161,7 +163,7 @@ public actor TaskRegistry {
             rtp.release(taskId: id)
             if tasks[id]?.isFinal == false { tasks[id] = nil }
             // The reason names local paths: it goes to the server's log, not to the caller.
-            FileHandle.standardError.write(Data("tessera: cannot start a worker for task \(id): \(error)\n".utf8))
+            logger.error("cannot start a worker", metadata: ["task_id": .string(id), "error": "\(error)"])
             throw ServiceError(code: "InternalError", httpStatus: 500, message: "cannot start a worker process for the task")
         }
         startWatchdog()

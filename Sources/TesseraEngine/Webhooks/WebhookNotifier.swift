@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Metrics
 
 /// Posts the webhook events of every task of one server: signs them, retries them with back-off,
@@ -16,11 +17,12 @@ public final class WebhookNotifier: @unchecked Sendable {
     /// Events a task may have waiting; past that the oldest are dropped.
     let queueCapacity: Int
     private let lock = NSLock()
+    private let logger = Logger(label: "tessera.webhooks")
     private var counts = WebhookDeliveryCounts()
     /// Events queued or being delivered, over all tasks (what `drain` waits for).
     private var outstanding = 0
 
-    public init(secret: String?, transport: any WebhookTransport = URLSessionWebhookTransport(),
+    public init(secret: String?, transport: any WebhookTransport = HTTPClientWebhookTransport.shared,
                 policy: WebhookRetryPolicy = WebhookRetryPolicy(), queueCapacity: Int = 256) {
         // An empty secret would sign with a key anyone can guess: send unsigned instead.
         self.secret = secret.flatMap { $0.isEmpty ? nil : $0 }
@@ -57,8 +59,9 @@ public final class WebhookNotifier: @unchecked Sendable {
                 finish(.delivered)
                 return
             case .giveUp:
-                FileHandle.standardError.write(Data(("tessera: webhook \(request.event) #\(request.sequence) to "
-                    + "\(request.url.host ?? "?") not delivered after \(attempt) attempt(s): \(result.summary)\n").utf8))
+                logger.warning("webhook not delivered", metadata: [
+                    "task_id": .string(request.taskId), "event": .string(request.event), "sequence": "\(request.sequence)",
+                    "host": .string(request.url.host ?? "?"), "attempts": "\(attempt)", "result": .string(result.summary)])
                 finish(.failed)
                 return
             case .retry(let seconds):

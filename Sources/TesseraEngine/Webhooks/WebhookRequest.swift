@@ -1,5 +1,5 @@
+import Crypto
 import Foundation
-import TesseraCore
 
 /// One event ready to post: its body bytes (fixed when the event is made, so every retry sends
 /// and signs exactly the same bytes) and its headers.
@@ -16,6 +16,7 @@ import TesseraCore
 /// - `X-Tessera-Attempt`: 1 for the first try, 2… for retries (not signed).
 public struct WebhookRequest: Sendable, Equatable {
     public var url: URL
+    public var taskId: String
     public var body: Data
     public var event: String
     public var deliveryId: String
@@ -26,12 +27,19 @@ public struct WebhookRequest: Sendable, Equatable {
 
     public init(url: URL, payload: WebhookPayload, secret: String?, deliveryId: UUID = UUID()) throws {
         self.url = url
+        taskId = payload.taskId
         body = try payload.encoded()
         event = payload.event
         self.deliveryId = deliveryId.uuidString.lowercased()
         timestamp = payload.timestamp
         sequence = payload.sequence
-        signature = secret.map { "sha256=" + HMACSHA256.hexAuthenticationCode(key: Array($0.utf8), message: body) }
+        signature = secret.map { "sha256=" + Self.hexSignature(key: Data($0.utf8), body: body) }
+    }
+
+    /// Lower-case hex HMAC-SHA256 of `body` under `key` (swift-crypto).
+    public static func hexSignature(key: Data, body: Data) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key))
+        return code.map { String(format: "%02x", $0) }.joined()
     }
 
     /// The headers of the `attempt`-th try (from 1).
