@@ -21,6 +21,8 @@ public final class WebhookNotifier: @unchecked Sendable {
     private var counts = WebhookDeliveryCounts()
     /// Events queued or being delivered, over all tasks (what `drain` waits for).
     private var outstanding = 0
+    /// `drain` callers waiting for `outstanding` to reach 0.
+    private var drainWaiters: [@Sendable () -> Void] = []
 
     public init(secret: String?, transport: any WebhookTransport = HTTPClientWebhookTransport.shared,
                 policy: WebhookRetryPolicy = WebhookRetryPolicy(), queueCapacity: Int = 256) {
@@ -40,10 +42,18 @@ public final class WebhookNotifier: @unchecked Sendable {
 
     /// Waits until every queued event is delivered or given up, or `timeoutSeconds` pass (for a
     /// graceful shutdown, so the last `task.state` of each task has a chance to leave).
+    /// Wakes when the last event ends (no polling), or at the deadline.
     public func drain(timeoutSeconds: Double) async {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
-        while lock.withLock({ outstanding }) > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = Once()
+            let resume: @Sendable () -> Void = { if once.claim() { continuation.resume() } }
+            let idle: Bool = lock.withLock {
+                if outstanding == 0 { return true }
+                drainWaiters.append(resume)
+                return false
+            }
+            if idle { resume(); return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds, execute: resume)
         }
     }
 
@@ -80,14 +90,18 @@ public final class WebhookNotifier: @unchecked Sendable {
     /// Counts an event's end, here and as `tessera_webhook_events_total{result}` (swift-metrics:
     /// it reaches `/metrics` once the server has bootstrapped its metrics backend).
     func finish(_ outcome: Outcome) {
-        lock.withLock {
+        let waiters: [@Sendable () -> Void] = lock.withLock {
             outstanding -= 1
             switch outcome {
             case .delivered: counts.delivered += 1
             case .failed: counts.failed += 1
             case .dropped: counts.dropped += 1
             }
+            guard outstanding == 0 else { return [] }
+            defer { drainWaiters.removeAll() }
+            return drainWaiters
         }
+        waiters.forEach { $0() }
         Counter(label: "tessera_webhook_events_total", dimensions: [("result", outcome.rawValue)]).increment()
     }
 }
