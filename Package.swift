@@ -31,11 +31,18 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]
         ),
+        // FreeType renders text regions (anti-aliased glyphs from TTF / OTF files).
+        .systemLibrary(
+            name: "CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
+        ),
         .target(
             name: "TesseraCore",
             resources: [.copy("Resources/templates")]
         ),
         .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "TesseraCore"]),
+        .target(name: "TesseraText", dependencies: ["CFreeType", "TesseraCore"]),
         .target(
             name: "TesseraStore",
             dependencies: [
@@ -48,7 +55,7 @@ let package = Package(
             name: "TesseraEngine",
             // Metrics (the API only, no backend): webhook delivery counters reach `/metrics`.
             dependencies: [
-                "TesseraMedia", "TesseraCore", "TesseraStore",
+                "TesseraMedia", "TesseraCore", "TesseraStore", "TesseraText",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -37,12 +37,18 @@ APT_PACKAGES=(
     libxml2-dev libedit2 libsqlite3-0 libncurses6 libz3-4 libpython3.11 zlib1g-dev tzdata unzip
     # the embedded task store (GRDB links the system SQLite)
     libsqlite3-dev
+    # text regions: FreeType (the CFreeType target) and the default font, DejaVu Sans
+    libfreetype-dev fonts-dejavu-core
     # an RTMP server to try live output against
     nginx libnginx-mod-rtmp
     # PostgreSQL: the cluster's task store in the tests (each test starts its own server)
     postgresql
     # end-to-end tests
     python3 python3-venv python3-pip
+    # GStreamer as a second, independent RTP sender in the tests: gst-launch-1.0 (tools),
+    # videotestsrc / audiotestsrc / opusenc (base), rtph264pay / rtpvp8pay / rtpopuspay / vp8enc /
+    # udpsink (good), x264enc (ugly)
+    gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
     curl ca-certificates
 )
 

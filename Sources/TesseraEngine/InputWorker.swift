@@ -37,6 +37,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private var state: InputStatus.State = .waiting
     private var lastError: String?
     private var decodeErrors = 0
+    /// How the newest picture was turned upright, for the status; nil before the first picture.
+    private var orientation: PictureOrientation?
 
     /// How far ahead of the output a live input is read: room for network jitter.
     static let liveLatencyMicroseconds: Int64 = 300_000
@@ -93,7 +95,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         let packets = lock.withLock { reader }?.packetCounters
         return lock.withLock {
             InputStatus(id: input.id, state: state, frames: counters.pictures,
-                        drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets)
+                        drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets,
+                        rotation: orientation?.rotationDegrees, flip: orientation?.mirrored == true ? true : nil)
         }
     }
 
@@ -150,7 +153,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
                 return
             }
             setState(.waiting)
-            Thread.sleep(forTimeInterval: backoff)
+            // Woken at once by `stop()` (a removed input, the task's end), which raises `interrupt`.
+            if !interrupt.sleep(seconds: backoff) { break }
             backoff = min(backoff * 2, 5)
         }
     }
@@ -180,7 +184,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     }
 
     func picture(ptsMicroseconds: Int64, durationMicroseconds: Int64, displaySize: PixelSize,
-                 scaled: [PixelSize: YUVImage]) -> Bool {
+                 orientation: PictureOrientation, scaled: [PixelSize: YUVImage]) -> Bool {
+        lock.withLock { self.orientation = orientation }
         let pts = place(ptsMicroseconds)
         let delivered = channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: pts + durationMicroseconds,
                                                        displaySize: displaySize, scaled: scaled))
@@ -207,7 +212,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
             offsetMicroseconds = max(input.startAtMicroseconds, earliest) - inputMicroseconds
         }
         let pts = offsetMicroseconds + inputMicroseconds
-        if paced { clock.sleep(until: pts - Self.liveLatencyMicroseconds) }
+        if paced { clock.sleep(until: pts - Self.liveLatencyMicroseconds, unless: interrupt) }
         return pts
     }
 

@@ -34,7 +34,8 @@ public final class LayoutState: @unchecked Sendable {
         for region in layout.regions {
             guard case .input(let index) = region.content, index == inputIndex else { continue }
             let regionSize = PixelSize(width: region.rect.width, height: region.rect.height)
-            sizes.insert(RegionPlacement.scaledSize(source: displaySize, region: regionSize, mode: region.renderMode))
+            sizes.insert(RegionPlacement.scaledSize(source: displaySize, crop: region.sourceCrop, region: regionSize,
+                                                    mode: region.renderMode))
         }
         return sizes
     }

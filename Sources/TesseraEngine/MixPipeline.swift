@@ -37,12 +37,16 @@ public final class MixPipeline: @unchecked Sendable {
     let task: ResolvedTask
     let live: Bool
     private let interrupt = InterruptFlag()
+    /// Raised by a stop request or `cancel`: wakes the output clock's wait for a frame's time.
+    let wake = InterruptFlag()
+    /// Where inputs and outputs removed by an update are ended, off the output thread.
+    let retirement = Retirement()
     let layoutState: LayoutState
     let clock = TaskClock()
     private let lock = NSLock()
     private var isCancelled = false
     private var stopRequested = false
-    private var pendingUpdate: ResolvedTask?
+    private var pendingUpdate: PendingUpdate?
     private var snapshotWaiters: [(YUVImage?) -> Void] = []
     var workers: [InputWorker] = []
     var outputs: OutputSet?
@@ -73,13 +77,23 @@ public final class MixPipeline: @unchecked Sendable {
     public func cancel() {
         lock.withLock { isCancelled = true }
         interrupt.cancel()
+        wake.cancel()
     }
 
     /// Live: ends the task properly at the next frame (encoders flushed, trailers written).
-    public func requestStop() { lock.withLock { stopRequested = true } }
+    public func requestStop() {
+        lock.withLock { stopRequested = true }
+        wake.cancel()
+    }
 
     /// Live: swaps in an updated task (layout, audio, inputs, outputs) at the next output frame.
-    public func update(_ updated: ResolvedTask) { lock.withLock { pendingUpdate = updated } }
+    /// The still images its layout names are decoded here, on the caller's thread, before the
+    /// update is handed over: the output thread never waits on a file being decoded. (An image
+    /// that cannot be decoded fails the task when the update is applied, as it always has.)
+    public func update(_ updated: ResolvedTask) {
+        let stills = Result { try PictureSource.decodeImages(of: updated.layout) }
+        lock.withLock { pendingUpdate = PendingUpdate(task: updated, stills: stills) }
+    }
 
     /// The composite of the next output frame (nil for an audio-only task or after `timeout`).
     public func snapshot(timeoutSeconds: Double = 2) -> YUVImage? {
@@ -133,7 +147,7 @@ public final class MixPipeline: @unchecked Sendable {
         let outputs: OutputSet
         do {
             outputs = try OutputSet(outputs: task.outputs, video: task.video, audio: task.audio, interrupt: interrupt,
-                                    live: live, giveUpSeconds: outputGiveUpSeconds)
+                                    live: live, giveUpSeconds: outputGiveUpSeconds, retirement: retirement)
         } catch {
             throw TaskError.output(reason: "\(error)")
         }
@@ -149,6 +163,9 @@ public final class MixPipeline: @unchecked Sendable {
             let finalWorkers = lock.withLock { workers }
             finalWorkers.forEach { $0.channel.cancel() }
             finalWorkers.forEach { $0.stop() }
+            // Inputs removed by an update end within moments (their sleeps and reads are
+            // interrupted); outputs removed late may still be writing their trailers.
+            retirement.wait(timeoutSeconds: 5)
         }
 
         do {
@@ -174,7 +191,13 @@ public final class MixPipeline: @unchecked Sendable {
     var wasCancelled: Bool { lock.withLock { isCancelled } }
     var wasStopRequested: Bool { lock.withLock { stopRequested } }
 
-    func takePendingUpdate() -> ResolvedTask? {
+    /// An update with its still images already decoded (or the error decoding them gave).
+    struct PendingUpdate {
+        var task: ResolvedTask
+        var stills: Result<[String: StillImage], Error>
+    }
+
+    func takePendingUpdate() -> PendingUpdate? {
         lock.withLock {
             defer { pendingUpdate = nil }
             return pendingUpdate

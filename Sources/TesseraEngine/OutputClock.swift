@@ -71,10 +71,10 @@ final class OutputClock {
             try checkFailures()
             if let layout = pipeline.layoutState.layout {
                 let background = try pictures.background(for: layout)
-                var drawn: [YUVImage?] = []
+                var drawn: [RegionPicture] = []
                 drawn.reserveCapacity(layout.regions.count)
                 for region in layout.regions { drawn.append(try pictures.picture(for: region, frames: frames)) }
-                compositor.compose(layout: layout, background: background, into: canvas) { drawn[$0] }
+                compositor.compose(layout: layout, background: background, into: canvas, region: { drawn[$0] })
             } else {
                 canvas.fill(.black)
             }
@@ -157,7 +157,7 @@ final class OutputClock {
         if now > time + frameMicroseconds {
             pipeline.updateStats { $0.lateFrames += 1 }
         } else {
-            pipeline.clock.sleep(until: time)
+            pipeline.clock.sleep(until: time, unless: pipeline.wake)
         }
     }
 
@@ -197,9 +197,13 @@ final class OutputClock {
     }
 
     /// Swaps in an update between two frames: inputs kept by id (untouched), added (started) or
-    /// removed (stopped); the new layout and gains; the outputs matched by URL.
+    /// removed (stopped); the new layout and gains; the outputs matched by URL. Nothing here
+    /// waits: images come decoded with the update, inputs open on their own threads, and what
+    /// was removed ends on threads of its own (`Retirement`).
     private func applyPendingUpdate() throws {
-        guard let updated = pipeline.takePendingUpdate() else { return }
+        guard let pending = pipeline.takePendingUpdate() else { return }
+        let stills = try pending.stills.get()
+        let updated = pending.task
         var existing = Dictionary(uniqueKeysWithValues: workers.map { ($0.input.id, $0) })
         var next: [InputWorker] = []
         let threads = SourceOpener.decoderThreads(inputCount: updated.inputs.count)
@@ -214,14 +218,13 @@ final class OutputClock {
             }
         }
         pipeline.layoutState.replace(with: updated.layout, inputIDs: updated.inputs.map(\.id))
-        if let layout = updated.layout { try pictures.load(layout) }
+        pictures.adopt(stills)
         workers = next
         pipeline.setWorkers(next)
         task = updated
-        let removed = Array(existing.values)
-        // Stopping may wait on a network read: do it off the output thread.
-        if !removed.isEmpty {
-            Thread.detachNewThread { removed.forEach { $0.stop() } }
+        // Stopping joins the input's thread, which may be in a network read until interrupted.
+        for worker in existing.values {
+            pipeline.retirement.retire("tessera-input-removed") { worker.stop() }
         }
         try outputs.setOutputs(updated.outputs)
     }

@@ -1,21 +1,37 @@
 import TesseraCore
 import TesseraMedia
+import TesseraText
 
 /// Finds, for each region of the layout being drawn, the picture to show at this output frame:
 /// the input's current picture at the region's draw size, else its placeholder, else nothing;
-/// image regions from the still images (each size scaled once and cached).
+/// image regions from the still images (each size scaled once and cached); text regions rendered
+/// and region coverage masks built once per change (`TextPictureCache`, `CoverageMaskCache`).
 final class PictureSource {
     private var stills: [String: StillImage] = [:]
+    /// Text regions rendered and region masks built once per change, not per frame.
+    private let texts = TextPictureCache()
+    private let masks = CoverageMaskCache()
 
     /// Loads every image the layout names; an image that cannot be decoded fails the task.
-    func load(_ layout: ResolvedLayout) throws {
-        for path in layout.imagePaths where stills[path] == nil {
+    func load(_ layout: ResolvedLayout) throws { adopt(try Self.decodeImages(of: layout)) }
+
+    /// Decodes every image `layout` names, on any thread (a live update decodes on its caller's
+    /// thread, so the output thread never waits on a file).
+    static func decodeImages(of layout: ResolvedLayout?) throws -> [String: StillImage] {
+        var images: [String: StillImage] = [:]
+        for path in layout?.imagePaths ?? [] where images[path] == nil {
             do {
-                stills[path] = try StillImage(path: path)
+                images[path] = try StillImage(path: path)
             } catch {
                 throw TaskError.image(path: path, reason: "\(error)")
             }
         }
+        return images
+    }
+
+    /// Takes images decoded elsewhere; an image already held keeps its scaled sizes.
+    func adopt(_ images: [String: StillImage]) {
+        stills.merge(images) { held, _ in held }
     }
 
     /// The layout's background image at canvas size, or nil.
@@ -24,27 +40,35 @@ final class PictureSource {
         return try still.image(at: PixelSize(width: layout.canvasWidth, height: layout.canvasHeight))
     }
 
-    /// The picture for `region`, given each input's current frame (nil: no video now).
-    func picture(for region: ResolvedRegion, frames: [DecodedVideoFrame?]) throws -> YUVImage? {
+    /// What to draw for `region`, given each input's current frame (nil: no video now): its
+    /// picture (video, image, rendered text or placeholder) and its coverage mask.
+    func picture(for region: ResolvedRegion, frames: [DecodedVideoFrame?]) throws -> RegionPicture {
+        let mask = try masks.mask(for: region) { size in try region.maskImage.flatMap { stills[$0] }?.image(at: size) }
         let regionSize = PixelSize(width: region.rect.width, height: region.rect.height)
         switch region.content {
         case .image(let path):
-            return try still(path, fittedTo: regionSize, mode: region.renderMode)
+            return RegionPicture(image: try still(path, fittedTo: regionSize, mode: region.renderMode, crop: region.sourceCrop),
+                                 mask: mask)
+        case .text(let text):
+            return RegionPicture(image: try texts.picture(for: region, text: text), mask: mask)
         case .input(let index):
             if let frame = frames[index] {
-                let size = RegionPlacement.scaledSize(source: frame.displaySize, region: regionSize, mode: region.renderMode)
+                let size = RegionPlacement.scaledSize(source: frame.displaySize, crop: region.sourceCrop, region: regionSize,
+                                                      mode: region.renderMode)
                 // A frame decoded before a layout change lacks the new size: show the region's
                 // fallback for that one frame rather than stall the output to scale here.
-                if let picture = frame.scaled[size] { return picture }
+                if let picture = frame.scaled[size] { return RegionPicture(image: picture, mask: mask) }
             }
-            guard let placeholder = region.placeholderImage else { return nil }
-            return try still(placeholder, fittedTo: regionSize, mode: region.renderMode)
+            guard let placeholder = region.placeholderImage else { return RegionPicture(image: nil, mask: mask) }
+            // A placeholder is shown whole: `sourceCrop` is about the input's picture.
+            return RegionPicture(image: try still(placeholder, fittedTo: regionSize, mode: region.renderMode, crop: nil),
+                                 cropped: false, mask: mask)
         }
     }
 
-    private func still(_ path: String, fittedTo regionSize: PixelSize, mode: RenderMode) throws -> YUVImage? {
+    private func still(_ path: String, fittedTo regionSize: PixelSize, mode: RenderMode, crop: SourceCrop?) throws -> YUVImage? {
         guard let still = stills[path] else { return nil }
-        let size = RegionPlacement.scaledSize(source: still.size, region: regionSize, mode: mode)
+        let size = RegionPlacement.scaledSize(source: still.size, crop: crop, region: regionSize, mode: mode)
         return try still.image(at: size)
     }
 }

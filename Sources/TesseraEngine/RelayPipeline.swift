@@ -8,6 +8,8 @@ import TesseraMedia
 public final class RelayPipeline: @unchecked Sendable {
     let task: ResolvedTask
     private let interrupt = InterruptFlag()
+    /// Raised by a stop request (or the maximum duration): wakes the session's pacing sleep.
+    private let stopSignal = InterruptFlag()
     private let lock = NSLock()
     private var stopRequested = false
     private var session: RelaySession?
@@ -16,7 +18,10 @@ public final class RelayPipeline: @unchecked Sendable {
 
     public init(task: ResolvedTask) { self.task = task }
 
-    public func requestStop() { lock.withLock { stopRequested = true } }
+    public func requestStop() {
+        lock.withLock { stopRequested = true }
+        stopSignal.cancel()
+    }
 
     public func cancel() {
         requestStop()
@@ -37,12 +42,17 @@ public final class RelayPipeline: @unchecked Sendable {
             self.session = session
             inputState = .live
         }
-        let started = Date()
-        do {
-            try session.run { [self] in
-                if let maximum = task.maxDurationSeconds, Date().timeIntervalSince(started) >= maximum { return true }
-                return lock.withLock { stopRequested }
+        if let maximum = task.maxDurationSeconds {
+            // Ends the relay at its maximum even while it waits for a packet's time; the sleep
+            // itself ends early when the relay stops for another reason.
+            let stopSignal = self.stopSignal
+            Thread.detachNewThread { [weak self] in
+                if stopSignal.sleep(seconds: maximum) { self?.requestStop() }
             }
+        }
+        defer { stopSignal.cancel() }
+        do {
+            try session.run(stop: stopSignal) { [self] in lock.withLock { stopRequested } }
             lock.withLock { inputState = .ended }
         } catch {
             lock.withLock {

@@ -1,4 +1,5 @@
 import Dispatch
+import TesseraMedia
 
 /// Monotonic time since a task's output started, in microseconds: the wall clock that live
 /// output frames leave on and that live inputs are placed against.
@@ -9,13 +10,12 @@ final class TaskClock: Sendable {
 
     var nowMicroseconds: Int64 { Int64((DispatchTime.now().uptimeNanoseconds - startNanoseconds) / 1_000) }
 
-    /// Sleeps until the clock reads `microseconds` (returns at once if it already has).
-    func sleep(until microseconds: Int64) {
-        let remaining = microseconds - nowMicroseconds
-        if remaining > 0 { usleep(UInt32(min(remaining, 1_000_000))) }
+    /// Sleeps until the clock reads `microseconds`, however far ahead that is (an input placed
+    /// seconds ahead, a gap in its timestamps), unless `stop` is raised first. Returns at once if
+    /// the clock has already passed it. True when the time was reached, false when stopped.
+    @discardableResult
+    func sleep(until microseconds: Int64, unless stop: InterruptFlag) -> Bool {
+        guard microseconds > 0 else { return !stop.isCancelled }
+        return stop.sleep(untilUptimeNanoseconds: startNanoseconds + UInt64(microseconds) * 1_000)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -254,12 +254,14 @@ components:
       additionalProperties: false
       required: [x, y, width, height]
       description: >-
-        Exactly one of input or image. Geometry in canvas pixels, or in fractions of the canvas
+        Exactly one of input, image or text. Geometry in canvas pixels, or in fractions of the canvas
         with units relative; positions and sizes snap down to even pixels, and what falls outside
-        the canvas is clipped.
+        the canvas is clipped. sourceCrop, cornerRadius and maskImage shape any kind of region
+        (sourceCrop: not text); fontSize, color, font and align belong to text regions only.
       oneOf:
         - required: [input]
         - required: [image]
+        - required: [text]
       properties:
         input:
           type: string
@@ -270,6 +272,69 @@ components:
           minLength: 1
           description: A PNG or JPEG under the media root; its alpha channel is respected.
           pattern: '\.([Pp][Nn][Gg]|[Jj][Pp][Ee]?[Gg])$'
+        text:
+          type: string
+          maxLength: 1000
+          description: >-
+            Text drawn with FreeType, wrapped to the region's width (at spaces, and between CJK
+            characters), lines from the top, clipped to the region; newlines break lines.
+        fontSize:
+          type: number
+          minimum: 4
+          maximum: 512
+          default: 24
+          description: Text regions. The font's size in canvas pixels.
+        color:
+          $ref: '#/components/schemas/Color'
+        font:
+          type: string
+          minLength: 1
+          description: >-
+            Text regions. A TrueType / OpenType font file under the media root (a CJK font for
+            CJK text); default DejaVu Sans, which the service ships.
+          pattern: '\.([Tt][Tt][Ff]|[Oo][Tt][Ff]|[Tt][Tt][Cc])$'
+        align:
+          type: string
+          enum: [left, center, right]
+          default: left
+          description: Text regions. Where each line sits in the region's width.
+        sourceCrop:
+          type: object
+          additionalProperties: false
+          required: [x, y, width, height]
+          description: >-
+            The part of the source picture shown, in fractions of it, before the render mode (which
+            then works on the cropped size); x + width and y + height at most 1.
+          properties:
+            x:
+              type: number
+              minimum: 0
+              maximum: 1
+              exclusiveMaximum: true
+            y:
+              type: number
+              minimum: 0
+              maximum: 1
+              exclusiveMaximum: true
+            width:
+              type: number
+              minimum: 0.05
+              maximum: 1
+            height:
+              type: number
+              minimum: 0.05
+              maximum: 1
+        cornerRadius:
+          type: number
+          minimum: 0
+          maximum: 100000
+          default: 0
+          description: Rounded corners in canvas pixels (anti-aliased); the corners show what lies below.
+        maskImage:
+          type: string
+          minLength: 1
+          description: A PNG under the media root whose alpha, scaled to the region, multiplies the region's alpha.
+          pattern: '\.[Pp][Nn][Gg]$'
         units:
           type: string
           enum: [pixels, relative]
@@ -430,6 +495,13 @@ components:
               maximum: 65535
             sdp:
               type: string
+        rotation:
+          type: integer
+          enum: [0, 90, 180, 270]
+          description: Clockwise degrees the newest picture is turned by to be shown upright (a file's display matrix, an RTP sender's video orientation extension); absent before the first picture.
+        flip:
+          type: boolean
+          description: Present (true) when that picture is also mirrored left to right before the turn.
         packets:
           type: object
           description: What happened to the packets of an RTP input.

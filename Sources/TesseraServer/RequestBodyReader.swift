@@ -4,7 +4,8 @@ import TesseraEngine
 
 /// Reads a request body up to a limit. A declared `Content-Length` over the limit is refused before
 /// a byte is read; a chunked body is refused as soon as it passes the limit, so at most `limit`
-/// bytes are ever held.
+/// bytes are ever held. The rest of a refused body is read and dropped by the connection's
+/// `LingeringCloseHandler`, so that a client still sending it reads the 413.
 enum RequestBodyReader {
     static func read(_ request: Request, limit: Int) async throws -> Data {
         if let declared = request.headers[.contentLength], let length = Int(declared), length > limit {

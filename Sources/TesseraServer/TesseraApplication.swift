@@ -21,6 +21,9 @@ public func makeTesseraApplication(
     let router = TesseraRouter(service: service, configuration: configuration, metrics: metrics)
     return Application(
         router: router.router,
+        // Every connection gets its own lingering close, so an early answer (413 on a body past
+        // the limit) reaches clients that send the whole body before reading.
+        server: .http1(configuration: .init(additionalChannelHandlers: [LingeringCloseHandler()])),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port),
             serverName: "tessera"

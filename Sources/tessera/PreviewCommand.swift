@@ -28,12 +28,7 @@ struct PreviewCommand: ParsableCommand {
                 StandardError.line("error: encoder.video: an audio-only task has no layout to preview")
                 throw ExitCode(1)
             }
-            let labels = layout.regions.map { region -> String in
-                switch region.content {
-                case .input(let index): return resolved.inputs[index].id
-                case .image(let path): return "image " + (path as NSString).lastPathComponent
-                }
-            }
+            let labels = LayoutPreview.labels(for: layout, inputIDs: resolved.inputs.map(\.id))
             let picture = LayoutPreview.render(layout: layout, labels: labels)
             do {
                 try PNGEncoder.encode(picture).write(to: URL(fileURLWithPath: output))

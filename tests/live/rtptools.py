@@ -200,3 +200,129 @@ def blast_garbage(ports: list[int], seconds: float, seed: int = 11) -> int:
             time.sleep(0.001)
     out.close()
     return sent
+
+
+def with_cvo_extension(packet: bytes, ext_id: int, cvo: int, two_byte: bool = False) -> bytes:
+    """`packet` with an RFC 8285 header extension holding one element: the CVO byte under `ext_id`
+    (one-byte form, profile 0xBEDE; or the two-byte form, profile 0x1000). A packet that already
+    has an extension gets the element appended to it."""
+    cc = packet[0] & 0x0F
+    header = 12 + 4 * cc
+    element = bytes([ext_id, 1, cvo]) if two_byte else bytes([ext_id << 4, cvo])
+    if packet[0] & 0x10:
+        words = int.from_bytes(packet[header + 2:header + 4], "big")
+        body = packet[header + 4:header + 4 + 4 * words] + element
+        rest = packet[header + 4 + 4 * words:]
+        profile = packet[header:header + 2]
+    else:
+        body, rest = element, packet[header:]
+        profile = b"\x10\x00" if two_byte else b"\xbe\xde"
+    body += bytes(-len(body) % 4)
+    return bytes([packet[0] | 0x10]) + packet[1:header] + profile + (len(body) // 4).to_bytes(2, "big") + body + rest
+
+
+class CvoRelay:
+    """A mobile sender's network path: forwards an `ffmpeg -f rtp` video stream from its own port
+    pair to `target` (RTCP on +1 unchanged), adding the video-orientation (CVO, 3GPP TS 26.114
+    §7.4.5) header extension with the byte in `cvo` — by default only to each frame's marker
+    packet, where WebRTC senders put it. Set `cvo` while it runs to turn the phone; `changes`
+    records (RTP timestamp, byte) of the first frame that carried each new value."""
+
+    def __init__(self, listen: int, target: int, ext_id: int, cvo: int, two_byte: bool = False,
+                 every_packet: bool = False):
+        self.target, self.ext_id, self.cvo, self.two_byte, self.every_packet = target, ext_id, cvo, two_byte, every_packet
+        self.changes: list[tuple[int, int]] = []
+        self.stopping = False
+        self.sockets = []
+        for port in (listen, listen + 1):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", port))
+            s.settimeout(0.1)
+            self.sockets.append(s)
+        self.out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.threads = [threading.Thread(target=self._pump, args=(i,), daemon=True) for i in (0, 1)]
+        for t in self.threads:
+            t.start()
+
+    def _pump(self, index: int):
+        sock, target = self.sockets[index], ("127.0.0.1", self.target + index)
+        last = None
+        while not self.stopping:
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if index == 0 and len(data) >= 12 and (self.every_packet or data[1] & 0x80):
+                cvo = self.cvo
+                if cvo != last:
+                    self.changes.append((int.from_bytes(data[4:8], "big"), cvo))
+                    last = cvo
+                data = with_cvo_extension(data, self.ext_id, cvo, self.two_byte)
+            self.out.sendto(data, target)
+
+    def stop(self):
+        self.stopping = True
+        for t in self.threads:
+            t.join(2)
+        for s in self.sockets:
+            s.close()
+        self.out.close()
+
+
+class GstSender:
+    """GStreamer's own RTP payloaders (another implementation than ffmpeg's) sending a test
+    pattern and a tone: `gst-launch-1.0 … ! rtph264pay / rtpvp8pay ! udpsink`, Opus by
+    `rtpopuspay`; the SDP is written by hand, as one would for an SFU's forward."""
+
+    PAYLOADERS = {
+        "h264": ("x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 bframes=0 "
+                 "! video/x-h264,profile=constrained-baseline ! rtph264pay pt=96 config-interval=-1", 96, "H264/90000",
+                 "packetization-mode=1"),
+        "vp8": ("vp8enc deadline=1 keyframe-max-dist=30 target-bitrate=600000 ! rtpvp8pay pt=97", 97, "VP8/90000", None),
+    }
+
+    def __init__(self, root: Path, video_port: int | None, audio_port: int | None, rgb, tone: float,
+                 vcodec: str = "h264", size=(320, 240), name: str = "gst"):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.log = self.root / f"{name}.log"
+        self.video_port, self.audio_port, self.vcodec = video_port, audio_port, vcodec
+        argb = "0xFF%02X%02X%02X" % tuple(rgb)
+        parts = []
+        if video_port:
+            payloader = self.PAYLOADERS[vcodec][0]
+            parts.append(f"videotestsrc is-live=true pattern=solid-color foreground-color={argb} "
+                         f"! video/x-raw,width={size[0]},height={size[1]},framerate=30/1 ! videoconvert "
+                         f"! {payloader} ! udpsink host=127.0.0.1 port={video_port} sync=false")
+        if audio_port:
+            parts.append(f"audiotestsrc is-live=true wave=sine freq={tone} volume=0.25 ! audioconvert ! audioresample "
+                         f"! audio/x-raw,rate=48000,channels=2 ! opusenc bitrate=64000 ! rtpopuspay pt=111 "
+                         f"! udpsink host=127.0.0.1 port={audio_port} sync=false")
+        self.cmd = ["gst-launch-1.0", "-q", *" ".join(parts).split()]
+        self.proc: subprocess.Popen | None = None
+
+    def sdp(self) -> str:
+        lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=gstreamer", "c=IN IP4 127.0.0.1", "t=0 0"]
+        if self.video_port:
+            _, pt, rtpmap, fmtp = self.PAYLOADERS[self.vcodec]
+            lines += [f"m=video {self.video_port} RTP/AVP {pt}", f"a=rtpmap:{pt} {rtpmap}"]
+            if fmtp:
+                lines.append(f"a=fmtp:{pt} {fmtp}")
+        if self.audio_port:
+            lines += [f"m=audio {self.audio_port} RTP/AVP 111", "a=rtpmap:111 opus/48000/2"]
+        return "\r\n".join(lines) + "\r\n"
+
+    def start(self) -> "GstSender":
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=open(self.log, "ab"))
+        return self
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None

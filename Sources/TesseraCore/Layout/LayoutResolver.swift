@@ -62,16 +62,19 @@ extension ValidationContext {
         let path = FieldPath.element("layout.regions", index)
         let before = issues.count
         var content: ResolvedRegion.Content?
-        switch (spec.input, spec.image) {
-        case (let id?, nil):
+        switch (spec.input, spec.image, spec.text) {
+        case (let id?, nil, nil):
             if let inputIndex = inputIds.firstIndex(of: id) { content = .input(inputIndex) } else {
                 issues.add(path + ".input", "unknown input \"\(id)\"")
             }
-        case (nil, let image?):
+        case (nil, let image?, nil):
             content = resolveImage(image, at: path + ".image").map { .image(path: $0) }
+        case (nil, nil, let text?):
+            content = resolveText(text, spec: spec, at: path).map { .text($0) }
         default:
-            issues.add(path, "needs exactly one of input or image")
+            issues.add(path, "needs exactly one of input, image or text")
         }
+        if spec.text == nil { checkTextFieldsAbsent(spec, at: path) }
         let rect = resolveGeometry(spec, at: path, canvas: canvas)
         let alpha = spec.alpha ?? 1
         if !(alpha >= 0 && alpha <= 1) { issues.add(path + ".alpha", "must be from 0 to 1") }
@@ -83,16 +86,20 @@ extension ValidationContext {
         }
         var placeholder: String?
         if let image = spec.placeholderImage {
-            if spec.image != nil {
+            if spec.image != nil || spec.text != nil {
                 issues.add(path + ".placeholderImage", "only an input region shows a placeholder")
             } else {
                 placeholder = resolveImage(image, at: path + ".placeholderImage")
             }
         }
+        let shape = resolveShape(spec, at: path)
+        if let rect { checkDrawnSize(rect, spec, at: path) }
         guard issues.count == before, let content, let rect, let renderMode else { return nil }
         let region = ResolvedRegion(documentIndex: index, content: content, rect: rect,
                                     alpha: UInt8((alpha * 255).rounded()), renderMode: renderMode,
-                                    backgroundColor: backgroundColor, placeholderImage: placeholder)
+                                    backgroundColor: backgroundColor, placeholderImage: placeholder,
+                                    sourceCrop: shape.sourceCrop, cornerRadius: shape.cornerRadius,
+                                    maskImage: shape.maskImage)
         return (spec.zOrder ?? 0, region)
     }
 

@@ -15,7 +15,7 @@ public struct ResolvedLayout: Codable, Sendable, Equatable {
         self.backgroundColor = backgroundColor; self.backgroundImage = backgroundImage; self.regions = regions
     }
 
-    /// Every image file the layout draws (region images, placeholders, background), each once.
+    /// Every image file the layout draws (region images, placeholders, masks, background), each once.
     public var imagePaths: [String] {
         var seen = Set<String>()
         var paths: [String] = []
@@ -24,6 +24,7 @@ public struct ResolvedLayout: Codable, Sendable, Equatable {
         for region in regions {
             if case .image(let path) = region.content { add(path) }
             add(region.placeholderImage)
+            add(region.maskImage)
         }
         return paths
     }
@@ -35,6 +36,8 @@ public struct ResolvedRegion: Codable, Sendable, Equatable {
         case input(Int)
         /// Absolute path of a PNG or JPEG.
         case image(path: String)
+        /// Text drawn into the region (rendered once per layout, then blended like an image).
+        case text(ResolvedText)
     }
     /// Index in the document's `layout.regions` (or in the template's slots), for messages.
     public var documentIndex: Int
@@ -47,12 +50,23 @@ public struct ResolvedRegion: Codable, Sendable, Equatable {
     public var backgroundColor: YUVColor?
     /// Absolute path of the image shown while the input has no video.
     public var placeholderImage: String?
+    /// The part of the source picture (input video or image) shown; nil: all of it.
+    public var sourceCrop: SourceCrop?
+    /// Rounded-corner radius in canvas pixels; nil: square corners.
+    public var cornerRadius: Int?
+    /// Absolute path of a PNG whose alpha, scaled to the region, multiplies the region's alpha.
+    public var maskImage: String?
 
     public init(documentIndex: Int, content: Content, rect: PixelRect, alpha: UInt8, renderMode: RenderMode,
-                backgroundColor: YUVColor?, placeholderImage: String?) {
+                backgroundColor: YUVColor?, placeholderImage: String?, sourceCrop: SourceCrop? = nil,
+                cornerRadius: Int? = nil, maskImage: String? = nil) {
         self.documentIndex = documentIndex; self.content = content; self.rect = rect; self.alpha = alpha
         self.renderMode = renderMode; self.backgroundColor = backgroundColor; self.placeholderImage = placeholderImage
+        self.sourceCrop = sourceCrop; self.cornerRadius = cornerRadius; self.maskImage = maskImage
     }
+
+    /// Whether the region draws through a coverage mask (rounded corners or a mask image).
+    public var isMasked: Bool { (cornerRadius ?? 0) > 0 || maskImage != nil }
 }
 
 public enum RenderMode: String, Codable, Sendable, Equatable, CaseIterable {

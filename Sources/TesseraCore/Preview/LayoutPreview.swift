@@ -4,7 +4,10 @@
 /// Each region (in draw order, so later ones cover earlier ones as they would in the mix) is a
 /// box in its own palette colour: a translucent fill, a 2-pixel opaque border along the edges of
 /// its rectangle that lie on the canvas, and, at the top-left of its visible part, its number
-/// (draw index + 1) and label in white on a dark backing box.
+/// (draw index + 1) and label in white on a dark backing box. A region with a `cornerRadius` is
+/// drawn with its rounded corners (fill and border through its coverage mask); one with a
+/// `maskImage` (which a preview does not read) gets a dashed border; text regions are labelled
+/// with their text.
 public enum LayoutPreview {
     /// Eight colours that are easy to tell apart, as R'G'B'; region i uses `palette[i % 8]`.
     public static let palette: [YUVColor] = [
@@ -37,13 +40,11 @@ public enum LayoutPreview {
             let visible = rect.intersection(bounds)
             guard !visible.isEmpty else { continue }
             let color = palette[index % palette.count]
-            canvas.fill(visible, with: color, alpha: fillAlpha)
-            let b = borderWidth
-            for edge in [PixelRect(x: rect.x, y: rect.y, width: rect.width, height: b),
-                         PixelRect(x: rect.x, y: rect.maxY - b, width: rect.width, height: b),
-                         PixelRect(x: rect.x, y: rect.y, width: b, height: rect.height),
-                         PixelRect(x: rect.maxX - b, y: rect.y, width: b, height: rect.height)] {
-                canvas.fill(edge, with: color)
+            if let radius = region.cornerRadius {
+                drawRounded(rect: rect, radius: radius, color: color, on: canvas)
+            } else {
+                canvas.fill(visible, with: color, alpha: fillAlpha)
+                drawBorder(rect: rect, color: color, dashed: region.maskImage != nil, on: canvas)
             }
             let label = index < labels.count && !labels[index].isEmpty ? "\(index + 1) \(labels[index])" : "\(index + 1)"
             drawLabel(label, in: visible, scale: scale, on: canvas)

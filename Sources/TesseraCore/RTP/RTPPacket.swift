@@ -11,10 +11,13 @@ public struct RTPPacket: Sendable, Equatable {
     public var ssrc: UInt32
     /// The payload with header, CSRCs, extension and padding removed.
     public var payload: [UInt8]
+    /// The header extension, when the X bit is set (e.g. video orientation, RFC 8285 elements).
+    public var headerExtension: RTPHeaderExtension?
 
-    public init(payloadType: UInt8, marker: Bool, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8]) {
+    public init(payloadType: UInt8, marker: Bool, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, payload: [UInt8],
+                headerExtension: RTPHeaderExtension? = nil) {
         self.payloadType = payloadType; self.marker = marker; self.sequenceNumber = sequenceNumber
-        self.timestamp = timestamp; self.ssrc = ssrc; self.payload = payload
+        self.timestamp = timestamp; self.ssrc = ssrc; self.payload = payload; self.headerExtension = headerExtension
     }
 
     /// Why a datagram is not an RTP packet Tessera can use.
@@ -47,11 +50,15 @@ public struct RTPPacket: Sendable, Equatable {
         let csrcCount = Int(bytes[0] & 0x0F)
         var offset = 12 + 4 * csrcCount
         guard offset <= bytes.count else { return .failure(.badCSRCCount) }
+        var headerExtension: RTPHeaderExtension?
         if hasExtension {
             guard offset + 4 <= bytes.count else { return .failure(.badExtension) }
+            let profile = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
             let words = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            offset += 4 + 4 * words
+            let dataStart = offset + 4
+            offset = dataStart + 4 * words
             guard offset <= bytes.count else { return .failure(.badExtension) }
+            headerExtension = RTPHeaderExtension(profile: profile, data: Array(bytes[dataStart..<offset]))
         }
         var end = bytes.count
         if hasPadding {
@@ -66,15 +73,24 @@ public struct RTPPacket: Sendable, Equatable {
             sequenceNumber: UInt16(bytes[2]) << 8 | UInt16(bytes[3]),
             timestamp: UInt32(bytes[4]) << 24 | UInt32(bytes[5]) << 16 | UInt32(bytes[6]) << 8 | UInt32(bytes[7]),
             ssrc: UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11]),
-            payload: Array(bytes[offset..<end])))
+            payload: Array(bytes[offset..<end]),
+            headerExtension: headerExtension))
     }
 
-    /// The datagram for this packet (version 2, no padding, CSRCs or extension): for tests and tools.
+    /// The datagram for this packet (version 2, no padding or CSRCs; the header extension if any,
+    /// zero-padded to whole words): for tests and tools.
     public func serialized() -> [UInt8] {
-        var bytes: [UInt8] = [0x80, (marker ? 0x80 : 0) | (payloadType & 0x7F),
+        var bytes: [UInt8] = [headerExtension == nil ? 0x80 : 0x90, (marker ? 0x80 : 0) | (payloadType & 0x7F),
                               UInt8(sequenceNumber >> 8), UInt8(sequenceNumber & 0xFF)]
         for value in [timestamp, ssrc] {
             bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        }
+        if let headerExtension {
+            var data = headerExtension.data
+            while data.count % 4 != 0 { data.append(0) }
+            let words = data.count / 4
+            bytes += [UInt8(headerExtension.profile >> 8), UInt8(headerExtension.profile & 0xFF),
+                      UInt8(words >> 8 & 0xFF), UInt8(words & 0xFF)] + data
         }
         return bytes + payload
     }

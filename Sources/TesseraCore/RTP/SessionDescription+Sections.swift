@@ -23,6 +23,8 @@ struct SDPMediaSection {
     var rtcpPort: Int?
     var rtcpMux = false
     var address: String?
+    /// `a=extmap` header extensions: lower-cased URI → id.
+    var extensions: [String: UInt8] = [:]
 
     /// Other media (application, text, message) are skipped whole, syntax included.
     var isAudioOrVideo: Bool { media == "audio" || media == "video" }
@@ -32,6 +34,8 @@ struct SDPMediaSection {
 struct SDPSectionReader {
     var sessionAddress: String?
     var sections: [SDPMediaSection] = []
+    /// Session-level `a=extmap` lines (RFC 8285 §8 allows them there), which every section inherits.
+    var sessionExtensions: [String: UInt8] = [:]
 
     static func read(_ text: String) throws(SessionDescription.Invalid) -> SDPSectionReader {
         var reader = SDPSectionReader()
@@ -58,7 +62,11 @@ struct SDPSectionReader {
             let address = try Self.connectionAddress(value, number: number)
             if sections.isEmpty { sessionAddress = address } else { sections[sections.count - 1].address = address }
         case "a":
-            guard let last = sections.indices.last, sections[last].isAudioOrVideo else { return }
+            guard let last = sections.indices.last else {
+                if let (uri, id) = Self.extmap(value) { sessionExtensions[uri] = sessionExtensions[uri] ?? id }
+                return
+            }
+            guard sections[last].isAudioOrVideo else { return }
             try Self.readAttribute(value, number: number, into: &sections[last])
         default: return
         }
@@ -118,8 +126,20 @@ struct SDPSectionReader {
             }
             section.rtcpPort = port
         case "rtcp-mux": section.rtcpMux = true
+        case "extmap":
+            if let (uri, id) = extmap(value) { section.extensions[uri] = section.extensions[uri] ?? id }
         default: return
         }
+    }
+
+    /// `a=extmap:<id>[/<direction>] <URI> [<attributes>]` (RFC 8285 §8) → (lower-cased URI, id).
+    /// Extensions are optional to a receiver, so a line it cannot read is skipped, not refused;
+    /// ids above 255 exist only for negotiation and never appear in packets.
+    static func extmap(_ value: String) -> (String, UInt8)? {
+        guard value.lowercased().hasPrefix("extmap:") else { return nil }
+        let fields = value.dropFirst("extmap:".count).split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 2, let id = UInt8(fields[0].prefix(while: { $0 != "/" })), id != 0 else { return nil }
+        return (fields[1].lowercased(), id)
     }
 
     /// `<pt> <name>/<rate>[/<channels>]`

@@ -121,6 +121,17 @@ struct SDPMediaSelector {
             kind: kind, port: section.port, rtcpPort: rtcpPort, rtcpMux: rtcpMux, payloadType: payloadType,
             codec: codec, clockRate: map.clockRate, channels: kind == .video ? 1 : map.channels ?? 1,
             formatParameters: section.formatParameters[payloadType]?.parameters ?? [:],
-            address: section.address ?? document.sessionAddress)
+            address: section.address ?? document.sessionAddress,
+            videoOrientation: kind == .video ? videoOrientation(section) : nil)
+    }
+
+    /// The CVO extension, if the section (or the session) maps one: the quarter-turn URI first.
+    private func videoOrientation(_ section: SDPMediaSection) -> VideoOrientationExtension? {
+        let mapped = document.sessionExtensions.merging(section.extensions) { _, own in own }
+        if let id = mapped[VideoOrientationExtension.uri] { return VideoOrientationExtension(id: id) }
+        if let id = mapped[VideoOrientationExtension.highGranularityURI] {
+            return VideoOrientationExtension(id: id, highGranularity: true)
+        }
+        return nil
     }
 }

@@ -48,15 +48,18 @@ public struct RTPMediaDescription: Sendable, Equatable {
     public var formatParameters: [String: String]
     /// The media section's c= address, else the session's.
     public var address: String?
+    /// Video only: the `a=extmap` id of the video-orientation extension (CVO), when the SDP maps it.
+    public var videoOrientation: VideoOrientationExtension?
 
     /// The UDP ports a receiver binds for this stream: RTP, and RTCP unless multiplexed.
     public var boundPorts: [Int] { rtcpMux ? [port] : [port, rtcpPort] }
 
     public init(kind: RTPMediaKind, port: Int, rtcpPort: Int, rtcpMux: Bool, payloadType: UInt8, codec: RTPCodec,
-                clockRate: Int, channels: Int, formatParameters: [String: String], address: String?) {
+                clockRate: Int, channels: Int, formatParameters: [String: String], address: String?,
+                videoOrientation: VideoOrientationExtension? = nil) {
         self.kind = kind; self.port = port; self.rtcpPort = rtcpPort; self.rtcpMux = rtcpMux
         self.payloadType = payloadType; self.codec = codec; self.clockRate = clockRate; self.channels = channels
-        self.formatParameters = formatParameters; self.address = address
+        self.formatParameters = formatParameters; self.address = address; self.videoOrientation = videoOrientation
     }
 }
 

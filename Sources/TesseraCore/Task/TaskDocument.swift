@@ -101,6 +101,8 @@ public struct LayoutSpec: Codable, Sendable, Equatable {
 public struct RegionSpec: Codable, Sendable, Equatable {
     public var input: String?
     public var image: String?
+    /// A text region's text (the third kind of region, beside `input` and `image`).
+    public var text: String?
     public var units: String?
     public var x: Double
     public var y: Double
@@ -111,13 +113,41 @@ public struct RegionSpec: Codable, Sendable, Equatable {
     public var renderMode: String?
     public var backgroundColor: String?
     public var placeholderImage: String?
-    public init(input: String? = nil, image: String? = nil, units: String? = nil,
+    /// Text regions: glyph height in pixels, `#RRGGBB[AA]`, a TTF / OTF file, `left|center|right`.
+    public var fontSize: Double?
+    public var color: String?
+    public var font: String?
+    public var align: String?
+    /// The part of the source picture shown, in fractions of it (before the render mode).
+    public var sourceCrop: SourceCropSpec?
+    /// Rounded corners, in canvas pixels.
+    public var cornerRadius: Double?
+    /// A PNG whose alpha, scaled to the region, multiplies the region's alpha.
+    public var maskImage: String?
+
+    public init(input: String? = nil, image: String? = nil, text: String? = nil, units: String? = nil,
                 x: Double, y: Double, width: Double, height: Double, zOrder: Int? = nil, alpha: Double? = nil,
-                renderMode: String? = nil, backgroundColor: String? = nil, placeholderImage: String? = nil) {
-        self.input = input; self.image = image; self.units = units
+                renderMode: String? = nil, backgroundColor: String? = nil, placeholderImage: String? = nil,
+                fontSize: Double? = nil, color: String? = nil, font: String? = nil, align: String? = nil,
+                sourceCrop: SourceCropSpec? = nil, cornerRadius: Double? = nil, maskImage: String? = nil) {
+        self.input = input; self.image = image; self.text = text; self.units = units
         self.x = x; self.y = y; self.width = width; self.height = height
         self.zOrder = zOrder; self.alpha = alpha; self.renderMode = renderMode
         self.backgroundColor = backgroundColor; self.placeholderImage = placeholderImage
+        self.fontSize = fontSize; self.color = color; self.font = font; self.align = align
+        self.sourceCrop = sourceCrop; self.cornerRadius = cornerRadius; self.maskImage = maskImage
+    }
+}
+
+/// `regions[].sourceCrop` as written: fractions (0–1) of the source picture; a missing field
+/// reads as nil and is reported as required.
+public struct SourceCropSpec: Codable, Sendable, Equatable {
+    public var x: Double?
+    public var y: Double?
+    public var width: Double?
+    public var height: Double?
+    public init(x: Double?, y: Double?, width: Double?, height: Double?) {
+        self.x = x; self.y = y; self.width = width; self.height = height
     }
 }
 

@@ -22,6 +22,7 @@ extension TaskDocumentReader {
         var region = RegionSpec(
             input: object.string("input", issues: &issues),
             image: object.string("image", issues: &issues),
+            text: object.string("text", issues: &issues),
             units: object.string("units", issues: &issues),
             x: object.double("x", required: true, issues: &issues) ?? 0,
             y: object.double("y", required: true, issues: &issues) ?? 0,
@@ -32,6 +33,19 @@ extension TaskDocumentReader {
         region.renderMode = object.string("renderMode", issues: &issues)
         region.backgroundColor = object.string("backgroundColor", issues: &issues)
         region.placeholderImage = object.string("placeholderImage", issues: &issues)
+        region.fontSize = object.double("fontSize", issues: &issues)
+        region.color = object.string("color", issues: &issues)
+        region.font = object.string("font", issues: &issues)
+        region.align = object.string("align", issues: &issues)
+        if var crop = object.object("sourceCrop", issues: &issues) {
+            region.sourceCrop = SourceCropSpec(x: crop.double("x", required: true, issues: &issues),
+                                               y: crop.double("y", required: true, issues: &issues),
+                                               width: crop.double("width", required: true, issues: &issues),
+                                               height: crop.double("height", required: true, issues: &issues))
+            crop.reportUnknownFields(issues: &issues)
+        }
+        region.cornerRadius = object.double("cornerRadius", issues: &issues)
+        region.maskImage = object.string("maskImage", issues: &issues)
         object.reportUnknownFields(issues: &issues)
         return region
     }

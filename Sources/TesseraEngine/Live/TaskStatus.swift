@@ -59,11 +59,16 @@ public struct InputStatus: Codable, Sendable, Equatable {
     public var rtp: RTPStatus?
     /// Packet counters of an RTP input (received, lost, reordered, late, malformed, sender restarts).
     public var packets: PacketCounters?
+    /// Clockwise degrees (0, 90, 180, 270) the input's newest picture is turned by to be shown
+    /// upright (display matrix of a file, CVO of an RTP sender); nil before its first picture.
+    public var rotation: Int?
+    /// True when that picture is also mirrored left to right (before the turn); absent otherwise.
+    public var flip: Bool?
 
     public init(id: String, state: State, frames: Int64 = 0, drops: Int64 = 0, lastError: String? = nil, rtp: RTPStatus? = nil,
-                packets: PacketCounters? = nil) {
+                packets: PacketCounters? = nil, rotation: Int? = nil, flip: Bool? = nil) {
         self.id = id; self.state = state; self.frames = frames; self.drops = drops; self.lastError = lastError; self.rtp = rtp
-        self.packets = packets
+        self.packets = packets; self.rotation = rotation; self.flip = flip
     }
 }
 

@@ -1,20 +1,52 @@
 import CFFmpeg
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The cancel flag and per-call deadline that FFmpeg's blocking calls poll (see shim.h).
+/// The cancel flag and per-call deadline that FFmpeg's blocking calls poll (see shim.h), and the
+/// sleeps that end when it is raised: a thread waiting for a frame's time or between reconnects
+/// is woken at once by `cancel()`, not when its sleep runs out.
 ///
-/// Threads: `cancel()` and `setDeadline` may be called from any thread (atomics in C); the C
-/// struct lives as long as this object, which every context using it keeps alive.
+/// Threads: `cancel()`, `setDeadline` and `sleep` may be called from any thread (atomics in C, a
+/// mutex and condition variable for the sleeps); the C struct lives as long as this object, which
+/// every context using it keeps alive.
 public final class InterruptFlag: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<TesseraInterrupt>
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// On `CLOCK_MONOTONIC`, so that a wall-clock step never lengthens or cuts short a sleep.
+    private let wakeup: UnsafeMutablePointer<pthread_cond_t>
 
     public init() {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: TesseraInterrupt())
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        wakeup = .allocate(capacity: 1)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(wakeup, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
-    deinit { pointer.deallocate() }
+    deinit {
+        pthread_cond_destroy(wakeup)
+        pthread_mutex_destroy(mutex)
+        wakeup.deallocate()
+        mutex.deallocate()
+        pointer.deallocate()
+    }
 
-    public func cancel() { tessera_interrupt_cancel(pointer) }
+    public func cancel() {
+        tessera_interrupt_cancel(pointer)
+        // The flag is set before the mutex is taken, and sleepers test it under the mutex before
+        // waiting: a sleeper either sees it or is already waiting when this broadcast comes.
+        pthread_mutex_lock(mutex)
+        pthread_cond_broadcast(wakeup)
+        pthread_mutex_unlock(mutex)
+    }
+
     public var isCancelled: Bool { tessera_interrupt_is_cancelled(pointer) != 0 }
 
     /// Makes blocking FFmpeg calls give up `seconds` from now; nil removes the deadline.
@@ -24,4 +56,34 @@ public final class InterruptFlag: @unchecked Sendable {
     }
 
     var callback: AVIOInterruptCB { tessera_make_interrupt(pointer) }
+
+    // MARK: Sleeps
+
+    /// Sleeps until `DispatchTime.now().uptimeNanoseconds` reaches `deadline`, however far ahead,
+    /// or until `cancel()`. Returns true when the deadline was reached, false when cancelled.
+    @discardableResult
+    public func sleep(untilUptimeNanoseconds deadline: UInt64) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !isCancelled {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return true }
+            // The remaining time is measured on DispatchTime's clock and waited on the condition
+            // variable's; each wake-up (spurious or not) measures again, so the two need not agree.
+            var until = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &until)
+            let target = UInt64(until.tv_sec) * 1_000_000_000 + UInt64(until.tv_nsec) + (deadline - now)
+            until.tv_sec = Int(target / 1_000_000_000)
+            until.tv_nsec = Int(target % 1_000_000_000)
+            _ = pthread_cond_timedwait(wakeup, mutex, &until)
+        }
+        return false
+    }
+
+    /// Sleeps `seconds`, or until `cancel()`. Returns true when the time ran out, false when cancelled.
+    @discardableResult
+    public func sleep(seconds: Double) -> Bool {
+        let nanoseconds = UInt64(max(0, seconds) * 1_000_000_000)
+        return sleep(untilUptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + nanoseconds)
+    }
 }

@@ -5,10 +5,11 @@ import TesseraCore
 public protocol MediaSink: AnyObject {
     /// Which sizes to scale a picture of this display size to (the current layout's regions).
     func drawSizes(for displaySize: PixelSize) -> Set<PixelSize>
-    /// A picture at `ptsMicroseconds` (the input's own timeline, loops already added), scaled to
-    /// each requested size. Returns false to stop reading.
+    /// A picture at `ptsMicroseconds` (the input's own timeline, loops already added), turned
+    /// upright by `orientation` and scaled to each requested size; `displaySize` is its upright
+    /// size. Returns false to stop reading.
     func picture(ptsMicroseconds: Int64, durationMicroseconds: Int64, displaySize: PixelSize,
-                 scaled: [PixelSize: YUVImage]) -> Bool
+                 orientation: PictureOrientation, scaled: [PixelSize: YUVImage]) -> Bool
     /// Planar float samples at the output rate; `position` is the first sample's index on the
     /// input's own timeline (loops already added), in output samples.
     func audio(_ planes: [UnsafePointer<Float>], count: Int, position: Int64)
@@ -101,13 +102,15 @@ public final class MediaReader {
             var duration = rescale(pointer.pointee.pkt_duration, from: decoder.timeBase, to: microsecondsTimeBase)
             if duration <= 0 { duration = source.nominalFrameDurationMicroseconds }
             passEndMicroseconds = max(passEndMicroseconds, relativeMicroseconds + duration)
-            let display = Self.displaySize(of: pointer)
+            // Render modes fit and crop the picture as it is shown, so sizes are asked for upright.
+            let orientation = source.orientation
+            let display = orientation.displayedSize(of: Self.displaySize(of: pointer))
             var scaled: [PixelSize: YUVImage] = [:]
             for size in sink.drawSizes(for: display) {
-                scaled[size] = try scaler.scale(pointer, to: size)
+                scaled[size] = try scaler.scale(pointer, toDisplayed: size, orientation: orientation)
             }
             return sink.picture(ptsMicroseconds: loopOffsetMicroseconds + relativeMicroseconds,
-                                durationMicroseconds: duration, displaySize: display, scaled: scaled)
+                                durationMicroseconds: duration, displaySize: display, orientation: orientation, scaled: scaled)
         }
         guard let resampler else { return true }
         trimToPacketDuration(pointer, timeBase: decoder.timeBase)
@@ -138,7 +141,8 @@ public final class MediaReader {
         microseconds * Int64(outputSampleRate) / 1_000_000
     }
 
-    /// Width corrected by the sample aspect ratio (anamorphic video), height as stored.
+    /// Width corrected by the sample aspect ratio (anamorphic video), height as stored: the
+    /// coded orientation (the sample aspect ratio belongs to the coded samples).
     static func displaySize(of frame: UnsafeMutablePointer<AVFrame>) -> PixelSize {
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         let aspect = frame.pointee.sample_aspect_ratio

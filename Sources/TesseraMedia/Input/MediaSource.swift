@@ -19,6 +19,8 @@ public final class MediaSource {
     let video: Decoder?
     let audio: Decoder?
     public let description: Description
+    /// How the video is shown upright (its display matrix; phone recordings are coded sideways).
+    public let orientation: PictureOrientation
 
     /// Opens a file or a pull URL. `protocols` is FFmpeg's whitelist for it.
     public init(url: String, protocols: String, format: String? = nil, interrupt: InterruptFlag,
@@ -30,9 +32,19 @@ public final class MediaSource {
         self.demuxer = demuxer
         self.video = video
         self.audio = audio
+        orientation = demuxer.videoStreamIndex.map { Self.orientation(of: demuxer.stream($0)) } ?? .upright
         description = Description(hasVideo: video != nil, hasAudio: audio != nil,
                                   videoCodec: video?.codecName, audioCodec: audio?.codecName,
                                   durationMicroseconds: demuxer.durationMicroseconds)
+    }
+
+    /// The stream's display matrix side data, read as ffmpeg's autorotation reads it; none is upright.
+    private static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> PictureOrientation {
+        var size = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size),
+              size >= 9 * MemoryLayout<Int32>.size else { return .upright }
+        let matrix = UnsafeRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+        return PictureOrientation(displayMatrix: matrix)
     }
 
     /// Frame rate the stream declares, for a picture whose duration is not stated.

@@ -25,6 +25,9 @@ public final class OutputSet {
     private var destinations: [(output: ResolvedOutput, destination: Destination)] = []
     private let destinationsLock = NSLock()
     private let interrupt: InterruptFlag
+    /// Where removed outputs are finished, off the pipeline's thread (shared with the pipeline,
+    /// which retires removed inputs there too).
+    private let retirement: Retirement
     /// The AAC encoder's first packet starts `initial_padding` samples before zero (its priming).
     /// Left negative, each muxer shifts streams its own way (fragmented MP4 stretches the first
     /// video frame), so every output moves all streams by that much: picture and sound keep
@@ -38,8 +41,10 @@ public final class OutputSet {
     /// Opens the encoders and every output. On failure, closes and removes whatever it had
     /// opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
-                interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60) throws {
+                interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60,
+                retirement: Retirement = Retirement()) throws {
         self.interrupt = interrupt
+        self.retirement = retirement
         self.live = live
         self.giveUpSeconds = giveUpSeconds
         self.videoSettings = videoSettings
@@ -108,6 +113,9 @@ public final class OutputSet {
 
     /// Live: makes the outputs exactly `outputs`, matched by URL. Those that stay are untouched
     /// (no reconnect); new ones start at a keyframe forced on the next frame; removed ones close.
+    /// A removed publisher is finished on a thread of its own (its queue written, then its
+    /// trailer, cancelled after 2 s): its peer may have stopped reading, and this is the thread
+    /// every other output's frames come from.
     public func setOutputs(_ outputs: [ResolvedOutput]) throws {
         let wanted = Set(outputs.map(\.url))
         var kept: [(output: ResolvedOutput, destination: Destination)] = []
@@ -117,7 +125,8 @@ public final class OutputSet {
                 continue
             }
             switch entry.destination {
-            case .publisher(let publisher): publisher.finish(timeoutSeconds: 2)
+            case .publisher(let publisher):
+                retirement.retire("tessera-output-removed") { publisher.finish(timeoutSeconds: 2) }
             case .muxer(let muxer): try? muxer.finish()
             case .raw(let writer): try? writer.finish()
             }
@@ -186,22 +195,33 @@ public final class OutputSet {
         }
     }
 
-    /// Drains the encoders and finishes every container (trailers written, files closed).
+    /// Drains the encoders and finishes every container (trailers written, files closed). Live
+    /// publishers finish side by side, so one stuck peer costs its own timeout once, not one per
+    /// output; outputs removed earlier and still finishing are waited for too.
     public func finish() throws {
         try video?.flush { packet in try distribute(packet, streamIndex: 0) }
         try audio.flush { packet in try distribute(packet, streamIndex: video == nil ? 0 : 1) }
+        let seconds = Self.finishSeconds
+        for case (_, .publisher(let publisher)) in destinations {
+            retirement.retire("tessera-output-finish") { publisher.finish(timeoutSeconds: seconds) }
+        }
         for (output, destination) in destinations {
             do {
                 switch destination {
                 case .muxer(let muxer): try muxer.finish()
                 case .raw(let writer): try writer.finish()
-                case .publisher(let publisher): publisher.finish()
+                case .publisher: break
                 }
             } catch {
                 throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
             }
         }
+        // `Publisher.finish` cancels after `finishSeconds` and gives the thread 2 s more.
+        retirement.wait(timeoutSeconds: seconds + 3)
     }
+
+    /// How long a live output may take to write its queue and trailer at the task's end.
+    private static let finishSeconds: Double = 10
 
     /// Closes everything and deletes the files this set created: a failed offline run leaves no
     /// file that looks complete.

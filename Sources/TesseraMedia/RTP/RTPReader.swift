@@ -118,8 +118,14 @@ final class RTPReader: InputReader {
         for event in events {
             switch event {
             case .packet(let packet, let arrival):
+                // CVO: the newest signal at or before a frame's last packet applies to that frame.
+                // A frame this packet ends (same timestamp) takes its signal; one that ended
+                // because this packet starts the next frame does not.
+                let before = stream.orientation
+                if let signalled = stream.media.videoOrientation?.orientation(in: packet) { stream.orientation = signalled }
                 for encoded in stream.depacketizer.push(packet, arrivalMicroseconds: arrival) {
-                    try decode(encoded, of: stream, ssrc: packet.ssrc, sink: sink)
+                    let orientation = encoded.rtpTimestamp == packet.timestamp ? stream.orientation : before
+                    try decode(encoded, of: stream, ssrc: packet.ssrc, orientation: orientation, sink: sink)
                 }
             case .gap:
                 stream.depacketizer.packetsLost()
@@ -128,14 +134,20 @@ final class RTPReader: InputReader {
                 stream.depacketizer.reset()
                 stream.decoder.flush()
                 clock.reset(kind: stream.media.kind)
-                if stream.media.kind == .video { lastVideoPts = nil }
+                if stream.media.kind == .video {
+                    lastVideoPts = nil
+                    stream.orientation = .upright
+                    stream.frameOrientations.reset()
+                }
             }
         }
     }
 
-    private func decode(_ encoded: EncodedMediaFrame, of stream: RTPStream, ssrc: UInt32, sink: MediaSink) throws {
+    private func decode(_ encoded: EncodedMediaFrame, of stream: RTPStream, ssrc: UInt32, orientation: PictureOrientation,
+                        sink: MediaSink) throws {
         let pts = clock.presentationMicroseconds(kind: stream.media.kind, ssrc: ssrc, rtpTimestamp: encoded.rtpTimestamp,
                                                  clockRate: stream.media.clockRate, arrivalMicroseconds: encoded.arrivalMicroseconds)
+        if stream.media.kind == .video { stream.frameOrientations.note(orientation, ptsMicroseconds: pts) }
         let packet = try Packet(bytes: encoded.data, ptsMicroseconds: pts, isKeyframe: encoded.isKeyframe)
         do {
             var sent = try stream.decoder.send(packet)
@@ -163,12 +175,14 @@ final class RTPReader: InputReader {
             // The gap to the previous picture is the best guess of how long this one stays.
             let duration = lastVideoPts.map { min(max(pts - $0, 10_000), 200_000) } ?? 33_333
             lastVideoPts = pts
-            let display = MediaReader.displaySize(of: pointer)
+            let orientation = stream.frameOrientations.take(ptsMicroseconds: pts)
+            let display = orientation.displayedSize(of: MediaReader.displaySize(of: pointer))
             var scaled: [PixelSize: YUVImage] = [:]
             for size in sink.drawSizes(for: display) {
-                scaled[size] = try scaler.scale(pointer, to: size)
+                scaled[size] = try scaler.scale(pointer, toDisplayed: size, orientation: orientation)
             }
-            _ = sink.picture(ptsMicroseconds: pts, durationMicroseconds: duration, displaySize: display, scaled: scaled)
+            _ = sink.picture(ptsMicroseconds: pts, durationMicroseconds: duration, displaySize: display,
+                             orientation: orientation, scaled: scaled)
             return
         }
         guard pts != FFmpeg.noPTS else { return }

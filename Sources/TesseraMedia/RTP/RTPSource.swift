@@ -40,6 +40,11 @@ final class RTPStream {
     let decoder: Decoder
     /// Datagrams refused before the reorder buffer: not RTP, another payload type, truncated.
     var refusedDatagrams: Int64 = 0
+    /// Video: the newest orientation the sender signalled (CVO), in packet order; upright until
+    /// it says otherwise, and for senders that never do.
+    var orientation = PictureOrientation.upright
+    /// Video: each frame's orientation, carried across the decoder to its picture.
+    var frameOrientations = FrameOrientationQueue()
 
     init(media: RTPMediaDescription) throws {
         self.media = media

@@ -71,9 +71,11 @@ public final class RelaySession {
     }
 
     /// Relays until the input ends (or, looping, until `shouldStop`), then finishes the outputs.
-    public func run(shouldStop: () -> Bool) throws {
+    /// Live, a packet waits for its time however far ahead it lies; raising `stop` wakes that wait
+    /// at once (then `shouldStop` decides).
+    public func run(stop: InterruptFlag, shouldStop: () -> Bool) throws {
         publishers.forEach { $0.start() }
-        defer { publishers.forEach { $0.finish() } }
+        defer { finishPublishers() }
         let videoStreamIndex = 0
         let audioStreamIndex = videoIndex == nil ? 0 : 1
         while !shouldStop() {
@@ -92,7 +94,7 @@ public final class RelaySession {
                 let relative = rescale(pts, from: timeBase, to: microsecondsTimeBase) - source.demuxer.startTimeMicroseconds
                 let duration = rescale(packet.pointer.pointee.duration, from: timeBase, to: microsecondsTimeBase)
                 passEndMicroseconds = max(passEndMicroseconds, relative + max(duration, 0))
-                if realtime { pace(until: loopOffsetMicroseconds + relative) }
+                if realtime { pace(until: loopOffsetMicroseconds + relative, stop: stop) }
             }
             if index == videoIndex {
                 shift(packet, timeBase: timeBase)
@@ -130,10 +132,18 @@ public final class RelaySession {
         if from.num != to.num || from.den != to.den { av_packet_rescale_ts(packet.pointer, from, to) }
     }
 
-    private func pace(until microseconds: Int64) {
-        let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000)
-        let ahead = microseconds - elapsed
-        if ahead > 0 { usleep(UInt32(min(ahead, 1_000_000))) }
+    /// Holds the packet until its time on the session's clock: a gap in the input, or a loop
+    /// pass, is waited out in full rather than in one-second steps that sent packets early.
+    private func pace(until microseconds: Int64, stop: InterruptFlag) {
+        guard microseconds > 0 else { return }
+        stop.sleep(untilUptimeNanoseconds: started.uptimeNanoseconds + UInt64(microseconds) * 1_000)
+    }
+
+    /// Every output finishes at once: one stuck peer costs its own timeout once, not one per output.
+    private func finishPublishers() {
+        let retirement = Retirement()
+        for publisher in publishers { retirement.retire("tessera-output-finish") { publisher.finish() } }
+        retirement.wait(timeoutSeconds: 13)
     }
 
     /// Offline: hold reading while any output is behind, instead of dropping its packets.

@@ -49,6 +49,13 @@ final class VideoScaler {
         return image
     }
 
+    /// `frame` shown upright at `size` (the displayed orientation): scaled in its coded orientation
+    /// to the coded size that turns into `size`, then turned. Turning after scaling moves only the
+    /// samples of the (usually smaller) drawn picture, and swscale keeps its fast row-wise path.
+    func scale(_ frame: UnsafePointer<AVFrame>, toDisplayed size: PixelSize, orientation: PictureOrientation) throws -> YUVImage {
+        try scale(frame, to: orientation.codedSize(displayedAs: size)).oriented(orientation)
+    }
+
     private func context(for shape: Shape) throws -> OpaquePointer {
         if let context = contexts[shape] { return context }
         let destinationFormat = shape.withAlpha ? AV_PIX_FMT_YUVA420P : AV_PIX_FMT_YUV420P
