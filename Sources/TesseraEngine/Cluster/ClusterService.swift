@@ -21,6 +21,10 @@ public actor ClusterService: TaskService {
     /// Last status text written per task, so unchanged statuses are not written again.
     private var written: [String: (text: String, at: Double)] = [:]
     private let origin = ContinuousClock.now
+    /// Tasks this node placed on others in the last few seconds, by node: their heartbeats do not
+    /// count them yet, so a burst of creations would otherwise all land on the same node.
+    private var recentPlacements: [String: [Double]] = [:]
+    private static let placementMemorySeconds: Double = 3
     /// When stopped tasks were last cleared from the store.
     private var lastForget: Double = -.infinity
     /// How long the store keeps a stopped task's final status for `GET`.
@@ -67,7 +71,11 @@ public actor ClusterService: TaskService {
         }
         var tried: Set<String> = []
         let document = try TaskRegistry.jsonText(prepared.document)
-        while let target = Placement.choose(among: view, excluding: tried) {
+        let pending = recentPending()
+        // Recent placements may be counted twice once a heartbeat includes them: without them, a
+        // node with room is never refused for that.
+        while let target = Placement.choose(among: view, excluding: tried, pending: pending)
+                ?? Placement.choose(among: view, excluding: tried) {
             tried.insert(target.nodeId)
             if target.nodeId == cluster.nodeId {
                 do { return try await registry.create(prepared) } catch let error as ServiceError where error.httpStatus == 429 {
@@ -77,7 +85,10 @@ public actor ClusterService: TaskService {
             do {
                 let response = try await peers.send(PeerRequest(method: "POST", path: "/v1/tasks", body: Data(document.utf8)),
                                                     to: target.advertiseURL)
-                if (200..<300).contains(response.status) { return try decodeStatus(response) }
+                if (200..<300).contains(response.status) {
+                    recentPlacements[target.nodeId, default: []].append(now)
+                    return try decodeStatus(response)
+                }
                 // Full by now, or going away: try the next node.
                 if response.status == 429 || response.status == 503 { continue }
                 throw response.serviceError
@@ -300,6 +311,13 @@ public actor ClusterService: TaskService {
     }
 
     // MARK: Private
+
+    /// Placements made here that the nodes' heartbeats may not count yet.
+    private func recentPending() -> [String: Int] {
+        let cutoff = now - Self.placementMemorySeconds
+        recentPlacements = recentPlacements.mapValues { $0.filter { $0 > cutoff } }.filter { !$0.value.isEmpty }
+        return recentPlacements.mapValues(\.count)
+    }
 
     private func heartbeat(running: Int) -> NodeHeartbeat {
         NodeHeartbeat(nodeId: cluster.nodeId, advertiseURL: cluster.advertiseURL, capacity: cluster.capacity,
