@@ -110,19 +110,8 @@ enum BodySender {
     }
 
     private static func blockingSend(port: Int, request: [UInt8], waitForCloseSeconds: Int) throws -> Answer {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw RawHTTP.Failure(description: "cannot create a socket") }
+        let socket = try RawHTTP.connectedSocket(port: port, sendTimeoutSeconds: 5)
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw RawHTTP.Failure(description: "cannot connect to port \(port)") }
         var sent = 0
         while sent < request.count {
             let n = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }

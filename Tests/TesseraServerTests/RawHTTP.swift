@@ -22,13 +22,16 @@ enum RawHTTP {
         }
     }
 
-    private static func blockingExchange(port: Int, _ request: String, timeoutSeconds: Int) throws -> String {
+    /// A TCP socket connected to 127.0.0.1:`port`, with send (and receive) timeouts; the caller closes it.
+    static func connectedSocket(port: Int, sendTimeoutSeconds: Int, receiveTimeoutSeconds: Int? = nil) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "cannot create a socket") }
-        defer { close(socket) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        var timeout = timeval(tv_sec: sendTimeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let receiveTimeoutSeconds {
+            var receive = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &receive, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -36,7 +39,16 @@ enum RawHTTP {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw Failure(description: "cannot connect to port \(port)") }
+        guard connected == 0 else {
+            close(socket)
+            throw Failure(description: "cannot connect to port \(port)")
+        }
+        return socket
+    }
+
+    private static func blockingExchange(port: Int, _ request: String, timeoutSeconds: Int) throws -> String {
+        let socket = try connectedSocket(port: port, sendTimeoutSeconds: timeoutSeconds, receiveTimeoutSeconds: timeoutSeconds)
+        defer { close(socket) }
         let bytes = Array(request.utf8)
         guard send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
             throw Failure(description: "cannot send the request")

@@ -225,16 +225,14 @@ public actor ClusterService: TaskService {
             async let mine = store.tasks(onNode: cluster.nodeId)
             async let orphans = store.orphanedTasks()
             async let nodes = store.nodes()
+            let held = try await mine
+            let lastRunBy = Dictionary(held.compactMap { record in Self.statusNode(record).map { (record.taskId, $0) } },
+                                       uniquingKeysWith: { first, _ in first })
             let input = Reconciler.Input(
                 nodeId: cluster.nodeId, leaving: draining, freeSlots: max(0, cluster.capacity - running),
-                mine: try await mine, orphans: try await orphans, nodes: try await nodes, local: local,
-                lastRunBy: [:])
-            var withHistory = input
-            withHistory.lastRunBy = Dictionary(input.mine.compactMap { record in
-                Self.statusNode(record).map { (record.taskId, $0) }
-            }, uniquingKeysWith: { first, _ in first })
+                mine: held, orphans: try await orphans, nodes: try await nodes, local: local, lastRunBy: lastRunBy)
             ClusterMetrics.nodes(input.nodes)
-            for action in Reconciler.plan(withHistory) { await perform(action) }
+            for action in Reconciler.plan(input) { await perform(action) }
         } catch {
             ClusterMetrics.storeError()
             return
