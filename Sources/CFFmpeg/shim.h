@@ -18,6 +18,12 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+/* An eventfd that a thread waiting in poll() can be woken through (-1 if none could be made). */
+static inline int tessera_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+static inline void tessera_eventfd_signal(int fd) { uint64_t one = 1; (void)!write(fd, &one, sizeof one); }
 
 static inline int tessera_averror(int e) { return AVERROR(e); }
 static inline int tessera_averror_eof(void) { return AVERROR_EOF; }
@@ -45,6 +51,8 @@ static inline void tessera_frame_set_plane(AVFrame *frame, int plane, uint8_t *d
     frame->linesize[plane] = linesize;
 }
 static inline uint8_t **tessera_frame_extended_data_mut(AVFrame *frame) { return frame->extended_data; }
+/* Hands the frame a reference to the memory its planes live in (so FFmpeg refs it, not copies). */
+static inline void tessera_frame_set_buffer(AVFrame *frame, AVBufferRef *buffer) { frame->buf[0] = buffer; }
 
 /// av_log's callback takes a va_list that Swift cannot capture: keep FFmpeg's own printing but
 /// only at or above the level set here, and prefix each line so it is told apart from Tessera's.

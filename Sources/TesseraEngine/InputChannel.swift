@@ -61,6 +61,15 @@ final class InputChannel: @unchecked Sendable {
         return true
     }
 
+    /// A picture no output frame will show (so it was never scaled): counted, and its end noted.
+    func skip(endMicroseconds end: Int64) {
+        condition.lock()
+        receivedPictures += 1
+        endMicroseconds = max(endMicroseconds, end)
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Tells a waiting output that audio was appended up to `endMicroseconds`.
     func audioAppended(endMicroseconds end: Int64) {
         condition.lock()

@@ -20,7 +20,14 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private let interrupt = InterruptFlag()
     private let layout: LayoutState
     private let audioSettings: AudioSettings
+    /// The output's frame instants (nil for an audio-only task): a picture none of them shows is
+    /// not scaled.
+    private let instants: OutputInstants?
+    /// Memory for this input's scaled pictures, reused as the output lets them go.
+    private let pool = YUVImagePool()
     private let clock: TaskClock?
+    /// Told whenever `state` or the orientation changes (the worker then reports at once).
+    private let stateChanged: ChangeSignal
     private let open: () throws -> any OpenedInput
     private var initialSource: (any OpenedInput)?
     /// Set on the input's thread; read under `lock` for the status.
@@ -40,16 +47,21 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// How the newest picture was turned upright, for the status; nil before the first picture.
     private var orientation: PictureOrientation?
 
-    /// How far ahead of the output a live input is read: room for network jitter.
-    static let liveLatencyMicroseconds: Int64 = 300_000
+    /// How far ahead of the output a live input is placed and read: room for network jitter
+    /// (`EncoderLatency.inputLatencyMicroseconds`).
+    private let liveLatencyMicroseconds: Int64
 
     /// Offline: `source` is already open. Live: pass nil and the worker opens it with `open`.
     init(input: ResolvedInput, source: (any OpenedInput)?, open: @escaping (InterruptFlag) throws -> any OpenedInput,
-         channel: InputChannel, layout: LayoutState, audio: AudioSettings, clock: TaskClock?) {
+         channel: InputChannel, layout: LayoutState, audio: AudioSettings, video: VideoSettings?, clock: TaskClock?,
+         stateChanged: ChangeSignal) {
         self.input = input
+        self.stateChanged = stateChanged
         self.channel = channel
         self.layout = layout
         audioSettings = audio
+        instants = video.map { OutputInstants(fps: $0.fps, toleranceMicroseconds: InputChannel.timestampToleranceMicroseconds) }
+        liveLatencyMicroseconds = (video?.latency ?? .normal).inputLatencyMicroseconds
         self.clock = clock
         initialSource = source
         let interrupt = self.interrupt
@@ -71,7 +83,6 @@ final class InputWorker: MediaSink, @unchecked Sendable {
             finished.signal()
         }
         thread.name = "tessera-input-\(input.id)"
-        thread.stackSize = 4 << 20
         self.thread = thread
         thread.start()
     }
@@ -103,7 +114,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// Whether this input is `live` now (media within the silence timeout).
     func refreshLiveness(now: Int64, silenceMicroseconds: Int64) -> Bool {
         let receiving = channel.isReceiving(now: now, timeout: silenceMicroseconds)
-        lock.withLock {
+        changeState { state in
             if state == .live && !receiving { state = .waiting }
             if state == .waiting && receiving { state = .live }
         }
@@ -161,7 +172,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
 
     private func configure(for source: any OpenedInput) {
         let reader = source.makeReader(loop: input.loop, outputSampleRate: audioSettings.sampleRate,
-                                       outputChannels: audioSettings.channels)
+                                       outputChannels: audioSettings.channels, pool: pool)
         lock.withLock { self.reader = reader }
         paced = !source.arrivesInRealTime
         if !source.description.hasVideo { channel.finishVideo() }
@@ -169,26 +180,46 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     }
 
     private func setState(_ new: InputStatus.State, error: String? = nil) {
-        lock.withLock {
-            state = new
-            if let error { lastError = error }
+        if let error { lock.withLock { lastError = error } }
+        changeState { $0 = new }
+    }
+
+    /// Changes `state` under the lock; a change is signalled.
+    private func changeState(_ change: (inout InputStatus.State) -> Void) {
+        let changed = lock.withLock { () -> Bool in
+            let before = state
+            change(&state)
+            return state != before
         }
+        if changed { stateChanged.notify() }
     }
 
     // MARK: MediaSink (on the input's thread)
 
     var shouldStop: Bool { channel.isCancelled }
 
-    func drawSizes(for displaySize: PixelSize) -> Set<PixelSize> {
-        layout.drawSizes(inputID: input.id, displaySize: displaySize)
-    }
-
-    func picture(ptsMicroseconds: Int64, durationMicroseconds: Int64, displaySize: PixelSize,
-                 orientation: PictureOrientation, scaled: [PixelSize: YUVImage]) -> Bool {
-        lock.withLock { self.orientation = orientation }
-        let pts = place(ptsMicroseconds)
-        let delivered = channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: pts + durationMicroseconds,
-                                                       displaySize: displaySize, scaled: scaled))
+    /// Places the picture on the output timeline and scales it to every size the layout draws it
+    /// at — unless no output frame will show it (a faster input than the output: the next picture
+    /// takes over before the next frame instant), which is then only counted.
+    func picture(_ picture: DecodedPicture) throws -> Bool {
+        let turned = lock.withLock { () -> Bool in
+            defer { orientation = picture.orientation }
+            return orientation != picture.orientation
+        }
+        if turned { stateChanged.notify() }
+        let pts = place(picture.ptsMicroseconds)
+        let end = pts + picture.durationMicroseconds
+        let sizes = layout.drawSizes(inputID: input.id, displaySize: picture.displaySize)
+        if !sizes.isEmpty, let instants, !instants.showsPicture(from: pts, until: end) {
+            channel.skip(endMicroseconds: end)
+            markLive()
+            return !channel.isCancelled
+        }
+        var scaled: [PixelSize: YUVImage] = [:]
+        for size in sizes { scaled[size] = try picture.scaled(to: size) }
+        // Pushed even when no region draws it (no sizes): the output still learns the input has video.
+        let delivered = channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: end,
+                                                       displaySize: picture.displaySize, scaled: scaled))
         markLive()
         return delivered
     }
@@ -208,17 +239,17 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         guard let clock else { return offsetMicroseconds + inputMicroseconds }
         if needsPlacement {
             needsPlacement = false
-            let earliest = clock.nowMicroseconds + Self.liveLatencyMicroseconds
+            let earliest = clock.nowMicroseconds + liveLatencyMicroseconds
             offsetMicroseconds = max(input.startAtMicroseconds, earliest) - inputMicroseconds
         }
         let pts = offsetMicroseconds + inputMicroseconds
-        if paced { clock.sleep(until: pts - Self.liveLatencyMicroseconds, unless: interrupt) }
+        if paced { clock.sleep(until: pts - liveLatencyMicroseconds, unless: interrupt) }
         return pts
     }
 
     private func markLive() {
         guard let clock else { return }
         channel.noteMedia(atClockMicroseconds: clock.nowMicroseconds)
-        lock.withLock { if state == .waiting { state = .live } }
+        changeState { if $0 == .waiting { $0 = .live } }
     }
 }

@@ -36,6 +36,8 @@ public final class MixPipeline: @unchecked Sendable {
 
     let task: ResolvedTask
     let live: Bool
+    /// `encoder.video.latency` (normal for audio-only tasks): input placement and RTP jitter allowance.
+    let latency: EncoderLatency
     private let interrupt = InterruptFlag()
     /// Raised by a stop request or `cancel`: wakes the output clock's wait for a frame's time.
     let wake = InterruptFlag()
@@ -43,6 +45,8 @@ public final class MixPipeline: @unchecked Sendable {
     let retirement = Retirement()
     let layoutState: LayoutState
     let clock = TaskClock()
+    /// Raised when an input, an output or the task changes state: the worker reports at once.
+    let statusChanged = ChangeSignal()
     private let lock = NSLock()
     private var isCancelled = false
     private var stopRequested = false
@@ -67,6 +71,7 @@ public final class MixPipeline: @unchecked Sendable {
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
         live = task.pace == .realtime
+        latency = task.video?.latency ?? .normal
         layoutState = LayoutState(task.layout, inputIDs: task.inputs.map(\.id))
     }
 
@@ -147,7 +152,8 @@ public final class MixPipeline: @unchecked Sendable {
         let outputs: OutputSet
         do {
             outputs = try OutputSet(outputs: task.outputs, video: task.video, audio: task.audio, interrupt: interrupt,
-                                    live: live, giveUpSeconds: outputGiveUpSeconds, retirement: retirement)
+                                    live: live, giveUpSeconds: outputGiveUpSeconds, retirement: retirement,
+                                    stateChanged: statusChanged)
         } catch {
             throw TaskError.output(reason: "\(error)")
         }
@@ -206,7 +212,14 @@ public final class MixPipeline: @unchecked Sendable {
 
     func setWorkers(_ new: [InputWorker]) { lock.withLock { workers = new } }
 
-    func updateStats(_ change: (inout Stats) -> Void) { lock.withLock { change(&stats) } }
+    func updateStats(_ change: (inout Stats) -> Void) {
+        let started = lock.withLock { () -> Bool in
+            let wasRunning = stats.running
+            change(&stats)
+            return stats.running != wasRunning
+        }
+        if started { statusChanged.notify() }
+    }
 
     /// Hands a copy of `canvas` to everyone waiting for a snapshot.
     func deliverSnapshotIfRequested(_ canvas: YUVImage) {
@@ -221,11 +234,17 @@ public final class MixPipeline: @unchecked Sendable {
     }
 
     func makeWorker(_ input: ResolvedInput, source: (any OpenedInput)?, decoderThreads: Int) -> InputWorker {
-        let channel = InputChannel(audio: InputAudioBuffer(channels: task.audio.channels, sampleRate: task.audio.sampleRate),
-                                   realtime: live)
+        // Live media is read at most the input latency ahead, so 3 s is ample; offline, a badly
+        // interleaved file may run audio far ahead of its video.
+        let audio = InputAudioBuffer(channels: task.audio.channels, sampleRate: task.audio.sampleRate,
+                                     capacitySeconds: live ? 3 : 10)
+        let channel = InputChannel(audio: audio, realtime: live)
         return InputWorker(input: input, source: source,
-                           open: { interrupt in try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads) },
-                           channel: channel, layout: layoutState, audio: task.audio, clock: live ? clock : nil)
+                           open: { [latency] interrupt in
+                               try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads, latency: latency)
+                           },
+                           channel: channel, layout: layoutState, audio: task.audio, video: task.video,
+                           clock: live ? clock : nil, stateChanged: statusChanged)
     }
 
     /// The output's expected length for progress: the latest end of a non-looping input (or the

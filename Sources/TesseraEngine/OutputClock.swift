@@ -57,9 +57,9 @@ final class OutputClock {
     // MARK: Video and audio
 
     private func runVideo(_ video: VideoSettings, progress: (MixPipeline.Progress) -> Void) throws {
-        let canvas = YUVImage(width: video.width, height: video.height)
+        let canvases = CanvasRing(width: video.width, height: video.height)
         var frameIndex: Int64 = 0
-        var lastReport = Date.distantPast
+        var lastReport: Double = 0
         while true {
             // Rounded like input timestamps are (`av_rescale_q` rounds to nearest), so an input at
             // the output's own rate lands exactly on the frame it belongs to, not one before.
@@ -69,6 +69,7 @@ final class OutputClock {
             try applyPendingUpdate()
             let frames = currentPictures(at: time)
             try checkFailures()
+            let canvas = canvases.next()
             if let layout = pipeline.layoutState.layout {
                 let background = try pictures.background(for: layout)
                 var drawn: [RegionPicture] = []
@@ -85,8 +86,8 @@ final class OutputClock {
             let frameEnd = frameIndex * Int64(task.audio.sampleRate) / Int64(video.fps)
             while audioPosition + Int64(audioFrameSize) <= frameEnd { try mixAudioFrame(count: audioFrameSize) }
             record(frames: frameIndex, at: time)
-            if Date().timeIntervalSince(lastReport) >= 0.25 {
-                lastReport = Date()
+            if MonotonicClock.seconds - lastReport >= 0.25 {
+                lastReport = MonotonicClock.seconds
                 progress(.init(seconds: Double(time) / 1_000_000, expectedSeconds: expectedSeconds, frames: frameIndex))
             }
         }
@@ -99,7 +100,7 @@ final class OutputClock {
     // MARK: Audio only
 
     private func runAudioOnly(progress: (MixPipeline.Progress) -> Void) throws {
-        var lastReport = Date.distantPast
+        var lastReport: Double = 0
         var frames: Int64 = 0
         let frameMicroseconds = Int64(audioFrameSize) * 1_000_000 / Int64(task.audio.sampleRate)
         while true {
@@ -112,8 +113,8 @@ final class OutputClock {
             try mixAudioFrame(count: audioFrameSize)
             frames += 1
             record(frames: frames, at: time)
-            if Date().timeIntervalSince(lastReport) >= 0.25 {
-                lastReport = Date()
+            if MonotonicClock.seconds - lastReport >= 0.25 {
+                lastReport = MonotonicClock.seconds
                 progress(.init(seconds: Double(time) / 1_000_000, expectedSeconds: expectedSeconds, frames: frames))
             }
         }

@@ -15,6 +15,8 @@ public final class RelayPipeline: @unchecked Sendable {
     private var session: RelaySession?
     private var inputState: InputStatus.State = .waiting
     private var lastError: String?
+    /// Raised when the input or an output changes state.
+    let statusChanged = ChangeSignal()
 
     public init(task: ResolvedTask) { self.task = task }
 
@@ -34,7 +36,7 @@ public final class RelayPipeline: @unchecked Sendable {
         let session: RelaySession
         do {
             session = try RelaySession(source: source, loop: input.loop, realtime: task.pace == .realtime,
-                                       audio: task.audio, outputs: task.outputs)
+                                       audio: task.audio, outputs: task.outputs, stateChanged: statusChanged)
         } catch {
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }
@@ -42,6 +44,7 @@ public final class RelayPipeline: @unchecked Sendable {
             self.session = session
             inputState = .live
         }
+        statusChanged.notify()
         if let maximum = task.maxDurationSeconds {
             // Ends the relay at its maximum even while it waits for a packet's time; the sleep
             // itself ends early when the relay stops for another reason.
@@ -54,11 +57,13 @@ public final class RelayPipeline: @unchecked Sendable {
         do {
             try session.run(stop: stopSignal) { [self] in lock.withLock { stopRequested } }
             lock.withLock { inputState = .ended }
+            statusChanged.notify()
         } catch {
             lock.withLock {
                 inputState = .failed
                 lastError = "\(error)"
             }
+            statusChanged.notify()
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }
     }

@@ -23,11 +23,13 @@ enum SourceOpener {
     }
 
     /// Any input, RTP included, for mixing.
-    static func openInput(_ input: ResolvedInput, interrupt: InterruptFlag, decoderThreads: Int) throws -> any OpenedInput {
+    /// `latency` sets an RTP input's jitter allowance.
+    static func openInput(_ input: ResolvedInput, interrupt: InterruptFlag, decoderThreads: Int,
+                          latency: EncoderLatency = .normal) throws -> any OpenedInput {
         switch input.source {
         case .rtpSDP(let sdp):
             do {
-                return try RTPSource(sdp: sdp, interrupt: interrupt)
+                return try RTPSource(sdp: sdp, interrupt: interrupt, reorderWaitMicroseconds: latency.reorderWaitMicroseconds)
             } catch {
                 throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
             }

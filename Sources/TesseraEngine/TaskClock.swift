@@ -1,4 +1,4 @@
-import Dispatch
+import TesseraCore
 import TesseraMedia
 
 /// Monotonic time since a task's output started, in microseconds: the wall clock that live
@@ -6,9 +6,9 @@ import TesseraMedia
 final class TaskClock: Sendable {
     private let startNanoseconds: UInt64
 
-    init() { startNanoseconds = DispatchTime.now().uptimeNanoseconds }
+    init() { startNanoseconds = MonotonicClock.nanoseconds }
 
-    var nowMicroseconds: Int64 { Int64((DispatchTime.now().uptimeNanoseconds - startNanoseconds) / 1_000) }
+    var nowMicroseconds: Int64 { Int64((MonotonicClock.nanoseconds - startNanoseconds) / 1_000) }
 
     /// Sleeps until the clock reads `microseconds`, however far ahead that is (an input placed
     /// seconds ahead, a gap in its timestamps), unless `stop` is raised first. Returns at once if
@@ -16,6 +16,6 @@ final class TaskClock: Sendable {
     @discardableResult
     func sleep(until microseconds: Int64, unless stop: InterruptFlag) -> Bool {
         guard microseconds > 0 else { return !stop.isCancelled }
-        return stop.sleep(untilUptimeNanoseconds: startNanoseconds + UInt64(microseconds) * 1_000)
+        return stop.sleep(untilMonotonicNanoseconds: startNanoseconds + UInt64(microseconds) * 1_000)
     }
 }

@@ -1,7 +1,7 @@
-import Dispatch
 import Foundation
 import Hummingbird
 import Logging
+import TesseraCore
 
 /// The outermost middleware: puts `task_id` on the request's logger for task routes, then logs
 /// each answered request and counts it in the metrics. It sees the final status, since the error
@@ -13,7 +13,7 @@ struct RequestObservationMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = MonotonicClock.nanoseconds
         var context = context
         if let taskId = context.parameters.get("taskId") {
             context.logger[metadataKey: "task_id"] = .string(taskId)
@@ -31,7 +31,7 @@ struct RequestObservationMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func observe(_ request: Request, context: Context, status: Int, started: UInt64) {
-        let elapsed = DispatchTime.now().uptimeNanoseconds &- started
+        let elapsed = MonotonicClock.nanoseconds &- started
         // Unrouted requests share one label: raw paths would make the label set unbounded.
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(method: request.method.rawValue, route: route, status: status,

@@ -42,7 +42,7 @@ struct MixCommand: ParsableCommand {
         let signals = SignalCancellation { pipeline.cancel() }
         defer { signals.restore() }
         let reporter = ProgressReporter(interactive: StandardError.isTerminal)
-        let started = Date()
+        let started = MonotonicClock.seconds
         do {
             try pipeline.run { reporter.update($0) }
         } catch {
@@ -51,7 +51,7 @@ struct MixCommand: ParsableCommand {
             throw ExitCode(1)
         }
         reporter.finish()
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = MonotonicClock.seconds - started
         for output in resolved.outputs {
             print("wrote \(URLRedaction.redact(output.url))")
         }

@@ -1,18 +1,19 @@
 import Foundation
+import TesseraCore
 import TesseraEngine
 
 /// Shows a run's progress: a bar with percent, speed (multiple of real time) and ETA on a
 /// terminal, or a plain line every few seconds otherwise (logs, CI).
 final class ProgressReporter {
     private let interactive: Bool
-    private let started = Date()
-    private var lastPlainLine = Date.distantPast
+    private let started = MonotonicClock.seconds
+    private var lastPlainLine: Double = 0
     private var drewBar = false
 
     init(interactive: Bool) { self.interactive = interactive }
 
     func update(_ progress: MixPipeline.Progress) {
-        let elapsed = max(Date().timeIntervalSince(started), 0.001)
+        let elapsed = max(MonotonicClock.seconds - started, 0.001)
         let speed = progress.seconds / elapsed
         var fraction: Double? = nil
         var eta: Double? = nil
@@ -28,8 +29,8 @@ final class ProgressReporter {
             let etaText = eta.map { String(format: "ETA %4.0fs", $0) } ?? "ETA    ?"
             StandardError.write(String(format: "\r[%@] %@ %7.1fs  %5.2fx  %@ ", bar, percent, progress.seconds, speed, etaText))
             drewBar = true
-        } else if Date().timeIntervalSince(lastPlainLine) >= 5 {
-            lastPlainLine = Date()
+        } else if MonotonicClock.seconds - lastPlainLine >= 5 {
+            lastPlainLine = MonotonicClock.seconds
             let percent = fraction.map { String(format: " (%.0f%%)", $0 * 100) } ?? ""
             StandardError.line(String(format: "progress: %.1f s%@, %lld frames, %.2fx real time", progress.seconds, percent,
                                       progress.frames, speed))

@@ -29,6 +29,8 @@ public enum YUVMatrix: Sendable, Equatable {
 public struct ColorConversion: Sendable, Equatable {
     private let lumaScale: Int32, lumaFromCb: Int32, lumaFromCr: Int32, lumaInOffset: Int32
     private let cbFromCb: Int32, cbFromCr: Int32, crFromCb: Int32, crFromCr: Int32
+    /// The seven 256-entry look-up tables `apply` runs on, in that order.
+    private let tables: [Int32]
     private static let shift: Int32 = 14
     private static let one = Double(1 << 14)
 
@@ -47,31 +49,38 @@ public struct ColorConversion: Sendable, Equatable {
         cbFromCr = fixed(outChroma / inChroma * m[1][2])
         crFromCb = fixed(outChroma / inChroma * m[2][1])
         crFromCr = fixed(outChroma / inChroma * m[2][2])
+        tables = Self.tables(lumaScale: lumaScale, lumaInOffset: lumaInOffset, lumaFromCb: lumaFromCb, lumaFromCr: lumaFromCr,
+                             cbFromCb: cbFromCb, cbFromCr: cbFromCr, crFromCb: crFromCb, crFromCr: crFromCr)
+    }
+
+    private static func tables(lumaScale: Int32, lumaInOffset: Int32, lumaFromCb: Int32, lumaFromCr: Int32,
+                               cbFromCb: Int32, cbFromCr: Int32, crFromCb: Int32, crFromCr: Int32) -> [Int32] {
+        let round: Int32 = 1 << (shift - 1)
+        var tables = [Int32](repeating: 0, count: 256 * 7)
+        for value in 0..<256 {
+            let code = Int32(value), chroma = code - 128
+            // Offsets and rounding folded into the luma and Cb tables so the loops only add.
+            tables[value] = lumaScale * (code - lumaInOffset) + round + (16 << shift)
+            tables[256 + value] = lumaFromCb * chroma
+            tables[512 + value] = lumaFromCr * chroma
+            tables[768 + value] = cbFromCb * chroma + round + (128 << shift)
+            tables[1024 + value] = cbFromCr * chroma
+            tables[1280 + value] = crFromCb * chroma + round + (128 << shift)
+            tables[1536 + value] = crFromCr * chroma
+        }
+        return tables
     }
 
     /// Rewrites `image`'s Y, Cb and Cr planes in place (alpha untouched).
     ///
-    /// Every term is a function of one 8-bit value, so each is a 256-entry table built per call
-    /// (3 µs); the inner loops are then two table look-ups per luma pixel (the chroma term is
-    /// shared by the two pixels of a pair) and four per chroma pair.
+    /// Every term is a function of one 8-bit value, so each is a 256-entry table (built once, with
+    /// the conversion); the inner loops are then two table look-ups per luma pixel (the chroma
+    /// term is shared by the two pixels of a pair) and four per chroma pair.
     public func apply(to image: YUVImage) {
-        let round: Int32 = 1 << (Self.shift - 1)
-        var tables = [Int32](repeating: 0, count: 256 * 7)
-        tables.withUnsafeMutableBufferPointer { buffer in
+        tables.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
             let lumaTerm = base, lumaCb = base + 256, lumaCr = base + 512
             let cbCb = base + 768, cbCr = base + 1024, crCb = base + 1280, crCr = base + 1536
-            for value in 0..<256 {
-                let code = Int32(value), chroma = code - 128
-                // Offsets and rounding folded into the luma and Cb tables so the loops only add.
-                lumaTerm[value] = lumaScale * (code - lumaInOffset) + round + (16 << Self.shift)
-                lumaCb[value] = lumaFromCb * chroma
-                lumaCr[value] = lumaFromCr * chroma
-                cbCb[value] = cbFromCb * chroma + round + (128 << Self.shift)
-                cbCr[value] = cbFromCr * chroma
-                crCb[value] = crFromCb * chroma + round + (128 << Self.shift)
-                crCr[value] = crFromCr * chroma
-            }
             // Luma first: it reads the chroma planes before they are rewritten.
             let pairs = image.width / 2
             for row in 0..<image.height {

@@ -42,38 +42,76 @@ public final class Compositor {
     }
 
     /// Composes a frame into `canvas` (the output size).
+    ///
+    /// What would only be painted over is left out: a region wholly under opaque regions above it
+    /// is not drawn, and the background is painted only where no opaque region lies. Every canvas
+    /// pixel is still written each frame (the canvas is reused), by the background or an opaque
+    /// region.
     /// - Parameters:
     ///   - background: the layout's background image already scaled to the canvas size (it may have
     ///     an alpha plane), or nil.
     ///   - region: for the region at draw index `i`, what to draw there.
     public func compose(layout: ResolvedLayout, background: YUVImage?, into canvas: YUVImage,
                         region drawing: (_ drawIndex: Int) -> RegionPicture) {
-        canvas.fill(layout.backgroundColor)
-        if let background { canvas.draw(background, x: 0, y: 0) }
         let canvasBounds = canvas.bounds
-        for (index, region) in layout.regions.enumerated() {
+        let contents = layout.regions.indices.map(drawing)
+        // Top-down: what the opaque regions above each one cover.
+        var cover = OpaqueCover()
+        var hidden = [Bool](repeating: false, count: layout.regions.count)
+        for index in layout.regions.indices.reversed() {
+            let region = layout.regions[index]
             let clip = region.rect.intersection(canvasBounds)
-            guard !clip.isEmpty, region.alpha > 0 else { continue }
-            let content = drawing(index)
-            let maskOrigin = (x: region.rect.x, y: region.rect.y)
-            if let color = region.backgroundColor {
-                let weight = UInt8(Blend.divide255(UInt32(color.alpha) * UInt32(region.alpha)))
-                if let mask = content.mask {
-                    canvas.fill(clip, with: color, alpha: weight, mask: mask, maskOrigin: maskOrigin)
-                } else {
-                    canvas.fill(clip, with: color, alpha: weight)
-                }
+            if clip.isEmpty || region.alpha == 0 || cover.covers(clip) {
+                hidden[index] = true
+                continue
             }
-            guard let image = content.image else { continue }
-            let place = RegionPlacement.placement(region: region.rect, scaled: image.size,
-                                                  crop: content.cropped ? region.sourceCrop : nil)
-            let visible = place.visible.intersection(clip)
-            guard !visible.isEmpty else { continue }
+            if Self.paintsWhole(clip, region: region, content: contents[index]) { cover.add(clip) }
+        }
+        for part in cover.uncovered(in: canvasBounds) {
+            canvas.fill(part, with: layout.backgroundColor)
+            if let background { canvas.draw(background, x: 0, y: 0, clip: part) }
+        }
+        for (index, region) in layout.regions.enumerated() where !hidden[index] {
+            draw(region, content: contents[index], clip: region.rect.intersection(canvasBounds), into: canvas)
+        }
+    }
+
+    private func draw(_ region: ResolvedRegion, content: RegionPicture, clip: PixelRect, into canvas: YUVImage) {
+        let maskOrigin = (x: region.rect.x, y: region.rect.y)
+        if let color = region.backgroundColor {
+            let weight = UInt8(Blend.divide255(UInt32(color.alpha) * UInt32(region.alpha)))
             if let mask = content.mask {
-                canvas.draw(image, x: place.x, y: place.y, clip: visible, alpha: region.alpha, mask: mask, maskOrigin: maskOrigin)
+                canvas.fill(clip, with: color, alpha: weight, mask: mask, maskOrigin: maskOrigin)
             } else {
-                canvas.draw(image, x: place.x, y: place.y, clip: visible, alpha: region.alpha)
+                canvas.fill(clip, with: color, alpha: weight)
             }
         }
+        guard let image = content.image else { return }
+        let visible = Self.visibleArea(of: image, content: content, region: region, clip: clip)
+        guard !visible.isEmpty else { return }
+        let place = RegionPlacement.placement(region: region.rect, scaled: image.size,
+                                              crop: content.cropped ? region.sourceCrop : nil)
+        if let mask = content.mask {
+            canvas.draw(image, x: place.x, y: place.y, clip: visible, alpha: region.alpha, mask: mask, maskOrigin: maskOrigin)
+        } else {
+            canvas.draw(image, x: place.x, y: place.y, clip: visible, alpha: region.alpha)
+        }
+    }
+
+    /// The canvas pixels the picture lands on: where it is placed, inside its visible part and the clip.
+    private static func visibleArea(of image: YUVImage, content: RegionPicture, region: ResolvedRegion, clip: PixelRect) -> PixelRect {
+        let place = RegionPlacement.placement(region: region.rect, scaled: image.size, crop: content.cropped ? region.sourceCrop : nil)
+        return PixelRect(x: place.x, y: place.y, width: image.width, height: image.height)
+            .intersection(place.visible).intersection(clip)
+    }
+
+    /// Whether drawing `region` sets every pixel of `clip` without reading what lies below: fully
+    /// opaque, no mask, and either an opaque background colour or an opaque picture over all of it.
+    /// Only whole 2x2 blocks count, so the kernels' even-edge rounding cannot leave a pixel out.
+    private static func paintsWhole(_ clip: PixelRect, region: ResolvedRegion, content: RegionPicture) -> Bool {
+        guard region.alpha == 255, content.mask == nil, clip.evenInset == clip else { return false }
+        if let color = region.backgroundColor, color.alpha == 255 { return true }
+        guard let image = content.image, !image.hasAlpha else { return false }
+        return visibleArea(of: image, content: content, region: region, clip: clip).evenInset == clip
     }
 }

@@ -1,6 +1,7 @@
 /// An 8-bit Y'CbCr 4:2:0 picture with an optional full-resolution alpha plane, in one aligned
-/// allocation that this object owns. Scalers write into it through the plane pointers; the
-/// compositor reads and blends it.
+/// allocation that this object owns (or takes from, and gives back to, a `YUVImagePool`), or in
+/// memory someone else owns and keeps alive (`init(width:height:planes:owner:)`). Scalers write
+/// into it through the plane pointers; the compositor reads and blends it.
 ///
 /// Threads: an image is written by one thread and then handed over whole (through a queue) to the
 /// thread that reads it; nobody writes an image another thread may be reading. That hand-over is
@@ -17,12 +18,19 @@ public final class YUVImage: @unchecked Sendable {
     public let v: UnsafeMutablePointer<UInt8>
     /// Opacity per luma pixel (255 opaque), or nil when the whole picture is opaque.
     public let a: UnsafeMutablePointer<UInt8>?
-    private let storage: UnsafeMutableRawPointer
+    private let backing: Backing
+
+    private enum Backing {
+        case owned(UnsafeMutableRawPointer, byteCount: Int, pool: YUVImagePool?)
+        /// Planes inside memory `owner` keeps alive (an encoder's frame buffer).
+        case borrowed(owner: AnyObject)
+    }
 
     /// Strides are multiples of 64 so SIMD scalers never read past a row's own allocation.
     private static let alignment = 64
 
-    public init(width: Int, height: Int, hasAlpha: Bool = false) {
+    /// A new picture; with `pool`, its memory comes from there and goes back when it is released.
+    public init(width: Int, height: Int, hasAlpha: Bool = false, pool: YUVImagePool? = nil) {
         precondition(width > 0 && height > 0, "YUVImage needs a positive size, got \(width)x\(height)")
         self.width = width
         self.height = height
@@ -34,7 +42,9 @@ public final class YUVImage: @unchecked Sendable {
         let chromaBytes = chromaStride * chromaHeight
         // One spare row at the end: some SIMD paths read a little past the last row.
         let total = lumaBytes * (hasAlpha ? 2 : 1) + chromaBytes * 2 + lumaStride
-        storage = UnsafeMutableRawPointer.allocate(byteCount: total, alignment: Self.alignment)
+        let storage = pool?.take(byteCount: total, alignment: Self.alignment)
+            ?? UnsafeMutableRawPointer.allocate(byteCount: total, alignment: Self.alignment)
+        backing = .owned(storage, byteCount: total, pool: pool)
         let base = storage.bindMemory(to: UInt8.self, capacity: total)
         y = base
         u = base + lumaBytes
@@ -43,7 +53,29 @@ public final class YUVImage: @unchecked Sendable {
         (base + total - lumaStride).initialize(repeating: 0, count: lumaStride)
     }
 
-    deinit { storage.deallocate() }
+    /// A picture whose planes live in memory `owner` keeps alive for as long as this picture lives.
+    /// Strides need not be multiples of 64: such a picture is drawn into, never a scaler's output.
+    public init(width: Int, height: Int, y: UnsafeMutablePointer<UInt8>, u: UnsafeMutablePointer<UInt8>,
+                v: UnsafeMutablePointer<UInt8>, lumaStride: Int, chromaStride: Int, owner: AnyObject) {
+        precondition(width > 0 && height > 0, "YUVImage needs a positive size, got \(width)x\(height)")
+        self.width = width
+        self.height = height
+        chromaWidth = (width + 1) / 2
+        chromaHeight = (height + 1) / 2
+        self.lumaStride = lumaStride
+        self.chromaStride = chromaStride
+        self.y = y
+        self.u = u
+        self.v = v
+        a = nil
+        backing = .borrowed(owner: owner)
+    }
+
+    deinit {
+        if case .owned(let storage, let byteCount, let pool) = backing {
+            if let pool { pool.give(storage, byteCount: byteCount) } else { storage.deallocate() }
+        }
+    }
 
     public var size: PixelSize { PixelSize(width: width, height: height) }
     public var hasAlpha: Bool { a != nil }

@@ -65,10 +65,24 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var gopFrames: Int
     public var codec: String
     public var preset: String
+    public var latency: EncoderLatency
 
-    public init(width: Int, height: Int, fps: Int, bitrateKbps: Int, gopFrames: Int, codec: String, preset: String) {
+    public init(width: Int, height: Int, fps: Int, bitrateKbps: Int, gopFrames: Int, codec: String, preset: String,
+                latency: EncoderLatency = .normal) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
-        self.gopFrames = gopFrames; self.codec = codec; self.preset = preset
+        self.gopFrames = gopFrames; self.codec = codec; self.preset = preset; self.latency = latency
+    }
+
+    private enum CodingKeys: String, CodingKey { case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency }
+
+    /// Plans stored before `latency` existed (a task resumed after an upgrade) read as `normal`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(width: try container.decode(Int.self, forKey: .width), height: try container.decode(Int.self, forKey: .height),
+                  fps: try container.decode(Int.self, forKey: .fps), bitrateKbps: try container.decode(Int.self, forKey: .bitrateKbps),
+                  gopFrames: try container.decode(Int.self, forKey: .gopFrames), codec: try container.decode(String.self, forKey: .codec),
+                  preset: try container.decode(String.self, forKey: .preset),
+                  latency: try container.decodeIfPresent(EncoderLatency.self, forKey: .latency) ?? .normal)
     }
 }
 

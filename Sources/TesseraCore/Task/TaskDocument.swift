@@ -69,10 +69,12 @@ public struct VideoEncoderSpec: Codable, Sendable, Equatable {
     public var gopSeconds: Double?
     public var codec: String?
     public var preset: String?
+    /// `normal` or `low` (see `EncoderLatency`).
+    public var latency: String?
     public init(width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int? = nil, gopSeconds: Double? = nil,
-                codec: String? = nil, preset: String? = nil) {
+                codec: String? = nil, preset: String? = nil, latency: String? = nil) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
-        self.gopSeconds = gopSeconds; self.codec = codec; self.preset = preset
+        self.gopSeconds = gopSeconds; self.codec = codec; self.preset = preset; self.latency = latency
     }
 }
 

@@ -99,6 +99,7 @@ public enum TaskDocumentReader {
             settings.gopSeconds = video.double("gopSeconds", issues: &issues)
             settings.codec = video.string("codec", issues: &issues)
             settings.preset = video.string("preset", issues: &issues)
+            settings.latency = video.string("latency", issues: &issues)
             video.reportUnknownFields(issues: &issues)
             spec.video = settings
         }

@@ -22,10 +22,14 @@ extension ValidationContext {
         if !Self.x264Presets.contains(preset) {
             issues.add(path + ".preset", "expected an x264 preset: \(Self.x264Presets.joinedAsChoice())")
         }
-        guard issues.count == before else { return nil }
+        let latency = EncoderLatency(rawValue: spec.latency ?? "normal")
+        if latency == nil {
+            issues.add(path + ".latency", "expected \(EncoderLatency.allCases.map(\.rawValue).joinedAsChoice())")
+        }
+        guard issues.count == before, let latency else { return nil }
         let gopFrames = max(1, Int((gopSeconds * Double(fps)).rounded()))
         return VideoSettings(width: spec.width, height: spec.height, fps: fps, bitrateKbps: bitrate,
-                             gopFrames: gopFrames, codec: codec, preset: preset)
+                             gopFrames: gopFrames, codec: codec, preset: preset, latency: latency)
     }
 
     mutating func resolveAudioSettings(_ spec: AudioEncoderSpec, at path: String) -> AudioSettings? {

@@ -33,7 +33,7 @@ final class ManagedTask: @unchecked Sendable {
     private var outputs: [(url: String, redacted: String)]
     /// Ports and SDP of each allocated RTP input, by input id.
     private var rtp: [String: RTPStatus] = [:]
-    private var lastEventAt = Date()
+    private var lastEventAt = MonotonicClock.seconds
     private let startedAt: Date
     private var lastSequence: Int64?
     /// Why this node runs the task (resumed after a restart, moved from a lost node), shown in
@@ -98,7 +98,7 @@ final class ManagedTask: @unchecked Sendable {
             onExit: { [weak self] status, signalled in self?.workerExited(status: status, signalled: signalled) })
         lock.withLock {
             self.worker = worker
-            lastEventAt = Date()
+            lastEventAt = MonotonicClock.seconds
             fitToDocument(&workerStatus)
         }
         worker.send(WorkerCommand(type: .start, plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
@@ -264,8 +264,8 @@ final class ManagedTask: @unchecked Sendable {
     /// A worker silent for longer than the hang limit is killed (and then restarted or failed).
     func checkHang() {
         let worker: WorkerProcess? = lock.withLock {
-            guard !supervision.isFinal, Date().timeIntervalSince(lastEventAt) > configuration.workerHangSeconds else { return nil }
-            lastEventAt = Date()
+            guard !supervision.isFinal, MonotonicClock.seconds - lastEventAt > configuration.workerHangSeconds else { return nil }
+            lastEventAt = MonotonicClock.seconds
             return self.worker
         }
         worker?.kill()
@@ -286,7 +286,7 @@ final class ManagedTask: @unchecked Sendable {
         var snapshotReply: ((Result<Data, ServiceError>) -> Void)?
         var reply: Result<Data, ServiceError>?
         lock.withLock {
-            lastEventAt = Date()
+            lastEventAt = MonotonicClock.seconds
             switch event.type {
             case .status, .exit:
                 if let status = event.status {

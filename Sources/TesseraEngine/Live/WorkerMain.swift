@@ -3,8 +3,9 @@ import TesseraCore
 import TesseraMedia
 
 /// The body of `tessera worker`: runs one live task for `tessera serve`, which started this
-/// process. Commands arrive on standard input, status events leave on standard output every half
-/// second; FFmpeg and log text go to standard error. If the server goes away (standard input
+/// process. Commands arrive on standard input; status events leave on standard output when an
+/// input, an output or the task changes state, and otherwise once a second as a heartbeat (with
+/// the counters); FFmpeg and log text go to standard error. If the server goes away (standard input
 /// closes) the task stops properly, so its recordings are finished.
 public enum WorkerMain {
     public static func run() -> Int32 {
@@ -42,7 +43,11 @@ public enum WorkerMain {
                     pipeline.requestStop()
                 }
                 events.send(WorkerEvent(type: .status, status: status(of: pipeline, state: nil, reason: nil)))
-                Thread.sleep(forTimeInterval: 0.5)
+                // Woken by a change, the lease running out, or the heartbeat. A burst of changes
+                // (every input of a task going silent together) is sent as one status.
+                if pipeline.statusChanged.wait(seconds: min(heartbeatSeconds, lease.secondsLeft ?? heartbeatSeconds)) {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
             }
         }
         reporter.start()
@@ -61,6 +66,9 @@ public enum WorkerMain {
                                 leaseExpired: lease.didExpire ? true : nil))
         return exitState == .failed ? 1 : 0
     }
+
+    /// How often the status goes out when nothing changes: the counters (frames, bytes, fps).
+    static let heartbeatSeconds = 1.0
 
     private static func handle(_ command: WorkerCommand, pipeline: TaskRunner, lease: WorkerLease, events: LineWriter) {
         switch command.type {
@@ -107,13 +115,16 @@ public enum WorkerMain {
 /// Threads: renewed by the command thread, read by the reporter thread.
 private final class WorkerLease: @unchecked Sendable {
     private let lock = NSLock()
-    private var deadline: ContinuousClock.Instant?
+    /// On `MonotonicClock`, in seconds.
+    private var deadline: Double?
     private var expiredOnce = false
 
-    init(seconds: Double?) { if let seconds { deadline = .now + .milliseconds(Int(seconds * 1000)) } }
+    init(seconds: Double?) { if let seconds { deadline = MonotonicClock.seconds + seconds } }
 
-    func renew(seconds: Double) { lock.withLock { deadline = .now + .milliseconds(Int(seconds * 1000)) } }
-    var expired: Bool { lock.withLock { deadline.map { ContinuousClock.now > $0 } ?? false } }
+    func renew(seconds: Double) { lock.withLock { deadline = MonotonicClock.seconds + seconds } }
+    var expired: Bool { lock.withLock { deadline.map { MonotonicClock.seconds > $0 } ?? false } }
+    /// Seconds until the lease runs out (at least a millisecond), or nil without a lease.
+    var secondsLeft: Double? { lock.withLock { deadline.map { max(0.001, $0 - MonotonicClock.seconds) } } }
     func noteExpiry() { lock.withLock { expiredOnce = true } }
     var didExpire: Bool { lock.withLock { expiredOnce } }
 }
@@ -135,6 +146,8 @@ protocol TaskRunner: AnyObject, Sendable {
     func update(_ task: ResolvedTask)
     func snapshot(timeoutSeconds: Double) -> YUVImage?
     var status: MixPipeline.Status { get }
+    /// Raised when the status has something new to say (a state changed).
+    var statusChanged: ChangeSignal { get }
 }
 
 extension TaskRunner {

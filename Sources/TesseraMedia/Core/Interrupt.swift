@@ -1,5 +1,5 @@
 import CFFmpeg
-import Dispatch
+import TesseraCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +16,12 @@ public final class InterruptFlag: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// On `CLOCK_MONOTONIC`, so that a wall-clock step never lengthens or cuts short a sleep.
     private let wakeup: UnsafeMutablePointer<pthread_cond_t>
+    /// Readable once `cancel()` is called, for threads that wait in `poll` (RTP sockets) rather
+    /// than on the condition variable; -1 if the kernel gave none (they then wake every 20 ms).
+    let wakeDescriptor: Int32
 
     public init() {
+        wakeDescriptor = tessera_eventfd()
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: TesseraInterrupt())
         mutex = .allocate(capacity: 1)
@@ -31,6 +35,7 @@ public final class InterruptFlag: @unchecked Sendable {
     }
 
     deinit {
+        if wakeDescriptor >= 0 { close(wakeDescriptor) }
         pthread_cond_destroy(wakeup)
         pthread_mutex_destroy(mutex)
         wakeup.deallocate()
@@ -40,6 +45,7 @@ public final class InterruptFlag: @unchecked Sendable {
 
     public func cancel() {
         tessera_interrupt_cancel(pointer)
+        if wakeDescriptor >= 0 { tessera_eventfd_signal(wakeDescriptor) }
         // The flag is set before the mutex is taken, and sleepers test it under the mutex before
         // waiting: a sleeper either sees it or is already waiting when this broadcast comes.
         pthread_mutex_lock(mutex)
@@ -59,22 +65,16 @@ public final class InterruptFlag: @unchecked Sendable {
 
     // MARK: Sleeps
 
-    /// Sleeps until `DispatchTime.now().uptimeNanoseconds` reaches `deadline`, however far ahead,
-    /// or until `cancel()`. Returns true when the deadline was reached, false when cancelled.
+    /// Sleeps until `MonotonicClock.nanoseconds` reaches `deadline`, however far ahead, or until
+    /// `cancel()`. Returns true when the deadline was reached, false when cancelled.
     @discardableResult
-    public func sleep(untilUptimeNanoseconds deadline: UInt64) -> Bool {
+    public func sleep(untilMonotonicNanoseconds deadline: UInt64) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
+        // The condition variable waits on the same clock, so the deadline is handed over as it is.
+        var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while !isCancelled {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { return true }
-            // The remaining time is measured on DispatchTime's clock and waited on the condition
-            // variable's; each wake-up (spurious or not) measures again, so the two need not agree.
-            var until = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &until)
-            let target = UInt64(until.tv_sec) * 1_000_000_000 + UInt64(until.tv_nsec) + (deadline - now)
-            until.tv_sec = Int(target / 1_000_000_000)
-            until.tv_nsec = Int(target % 1_000_000_000)
+            guard MonotonicClock.nanoseconds < deadline else { return true }
             _ = pthread_cond_timedwait(wakeup, mutex, &until)
         }
         return false
@@ -84,6 +84,6 @@ public final class InterruptFlag: @unchecked Sendable {
     @discardableResult
     public func sleep(seconds: Double) -> Bool {
         let nanoseconds = UInt64(max(0, seconds) * 1_000_000_000)
-        return sleep(untilUptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + nanoseconds)
+        return sleep(untilMonotonicNanoseconds: MonotonicClock.nanoseconds + nanoseconds)
     }
 }

@@ -35,8 +35,22 @@ final class Decoder {
 
     var codecName: String { String(cString: avcodec_get_name(context.pointee.codec_id)) }
 
+    /// Sends `packet` (nil drains) and hands every frame it yields to `deliver`, into `frame`;
+    /// stops early (returning false) when `deliver` does. The one send/receive loop of every input:
+    /// a full decoder (EAGAIN) wants frames read first, and reading them then frees room.
+    func decode(_ packet: Packet?, into frame: Frame, deliver: (Frame) throws -> Bool) throws -> Bool {
+        var sent = try send(packet)
+        while true {
+            while try receive(into: frame) {
+                if !(try deliver(frame)) { return false }
+            }
+            if sent { return true }
+            sent = try send(packet)
+        }
+    }
+
     /// Sends a packet, or nil to drain. Returns false when the decoder wants frames read first.
-    func send(_ packet: Packet?) throws -> Bool {
+    private func send(_ packet: Packet?) throws -> Bool {
         let code = avcodec_send_packet(context, packet?.pointer)
         if code == FFmpeg.again { return false }
         if code == FFmpeg.eof { return true }
@@ -45,7 +59,7 @@ final class Decoder {
     }
 
     /// Receives the next decoded frame; false when none is ready (or the decoder is drained).
-    func receive(into frame: Frame) throws -> Bool {
+    private func receive(into frame: Frame) throws -> Bool {
         frame.unref()
         let code = avcodec_receive_frame(context, frame.pointer)
         if code == FFmpeg.again || code == FFmpeg.eof { return false }

@@ -3,13 +3,9 @@ import TesseraCore
 
 /// What a `MediaReader` hands on as it reads. Called on the reader's thread.
 public protocol MediaSink: AnyObject {
-    /// Which sizes to scale a picture of this display size to (the current layout's regions).
-    func drawSizes(for displaySize: PixelSize) -> Set<PixelSize>
-    /// A picture at `ptsMicroseconds` (the input's own timeline, loops already added), turned
-    /// upright by `orientation` and scaled to each requested size; `displaySize` is its upright
-    /// size. Returns false to stop reading.
-    func picture(ptsMicroseconds: Int64, durationMicroseconds: Int64, displaySize: PixelSize,
-                 orientation: PictureOrientation, scaled: [PixelSize: YUVImage]) -> Bool
+    /// A decoded picture, not yet scaled: the sink scales it (`DecodedPicture.scaled(to:)`) only
+    /// to the sizes it will draw, and only if it will be drawn. Returns false to stop reading.
+    func picture(_ picture: DecodedPicture) throws -> Bool
     /// Planar float samples at the output rate; `position` is the first sample's index on the
     /// input's own timeline (loops already added), in output samples.
     func audio(_ planes: [UnsafePointer<Float>], count: Int, position: Int64)
@@ -17,12 +13,13 @@ public protocol MediaSink: AnyObject {
     var shouldStop: Bool { get }
 }
 
-/// Reads a `MediaSource` to its end: demux, decode, scale each picture once per draw size,
-/// resample audio to the output format; and for `loop`, starts again with timestamps carried on.
+/// Reads a `MediaSource` to its end: demux, decode, hand each picture on for scaling to its draw
+/// sizes, resample audio to the output format; and for `loop`, starts again with timestamps
+/// carried on.
 public final class MediaReader {
     private let source: MediaSource
     private let loop: Bool
-    private let scaler = VideoScaler()
+    private let scaler: VideoScaler
     private let resampler: AudioResampler?
     private let outputSampleRate: Int
     private let packet = Packet()
@@ -33,8 +30,9 @@ public final class MediaReader {
     private var passEndMicroseconds: Int64 = 0
     public private(set) var decodeErrors = 0
 
-    public init(source: MediaSource, loop: Bool, outputSampleRate: Int, outputChannels: Int) {
+    public init(source: MediaSource, loop: Bool, outputSampleRate: Int, outputChannels: Int, pool: YUVImagePool? = nil) {
         self.source = source
+        scaler = VideoScaler(pool: pool)
         self.loop = loop
         self.outputSampleRate = outputSampleRate
         resampler = source.audio == nil ? nil : AudioResampler(outputRate: outputSampleRate, outputChannels: outputChannels)
@@ -75,15 +73,7 @@ public final class MediaReader {
     /// Sends a packet (nil drains) and hands on every frame it yields; false to stop.
     private func decode(_ packet: Packet?, with decoder: Decoder, sink: MediaSink) throws -> Bool {
         do {
-            // A full decoder (EAGAIN) wants frames read first; reading them then frees room.
-            var sent = try decoder.send(packet)
-            while true {
-                while try decoder.receive(into: frame) {
-                    if !(try deliver(frame, from: decoder, sink: sink)) { return false }
-                }
-                if sent { break }
-                sent = try decoder.send(packet)
-            }
+            return try decoder.decode(packet, into: frame) { frame in try deliver(frame, from: decoder, sink: sink) }
         } catch let error as MediaError where error.code == tessera_averror_invaliddata() {
             // Corrupt data inside an otherwise readable input: skip it, as players do.
             decodeErrors += 1
@@ -100,17 +90,12 @@ public final class MediaReader {
             : rescale(pts, from: decoder.timeBase, to: microsecondsTimeBase) - source.demuxer.startTimeMicroseconds
         if decoder === source.video {
             var duration = rescale(pointer.pointee.pkt_duration, from: decoder.timeBase, to: microsecondsTimeBase)
-            if duration <= 0 { duration = source.nominalFrameDurationMicroseconds }
+            let durationKnown = duration > 0
+            if !durationKnown { duration = source.nominalFrameDurationMicroseconds }
             passEndMicroseconds = max(passEndMicroseconds, relativeMicroseconds + duration)
-            // Render modes fit and crop the picture as it is shown, so sizes are asked for upright.
-            let orientation = source.orientation
-            let display = orientation.displayedSize(of: Self.displaySize(of: pointer))
-            var scaled: [PixelSize: YUVImage] = [:]
-            for size in sink.drawSizes(for: display) {
-                scaled[size] = try scaler.scale(pointer, toDisplayed: size, orientation: orientation)
-            }
-            return sink.picture(ptsMicroseconds: loopOffsetMicroseconds + relativeMicroseconds,
-                                durationMicroseconds: duration, displaySize: display, orientation: orientation, scaled: scaled)
+            return try sink.picture(DecodedPicture(frame: pointer, scaler: scaler, orientation: source.orientation,
+                                                   ptsMicroseconds: loopOffsetMicroseconds + relativeMicroseconds,
+                                                   durationMicroseconds: duration, durationIsKnown: durationKnown))
         }
         guard let resampler else { return true }
         trimToPacketDuration(pointer, timeBase: decoder.timeBase)

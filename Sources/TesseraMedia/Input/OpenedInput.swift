@@ -1,3 +1,5 @@
+import TesseraCore
+
 /// An input whose media is open (a container with its decoders, or bound RTP ports), ready to
 /// be read on the input's own thread.
 public protocol OpenedInput: AnyObject {
@@ -7,7 +9,7 @@ public protocol OpenedInput: AnyObject {
     var arrivesInRealTime: Bool { get }
     /// A reader that decodes this input and hands pictures and audio (at the output's sample rate
     /// and channel count) to a `MediaSink`.
-    func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int) -> InputReader
+    func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int, pool: YUVImagePool?) -> InputReader
 }
 
 /// Reads an opened input until it ends, fails, or the sink asks to stop.
@@ -39,8 +41,8 @@ public struct PacketCounters: Codable, Sendable, Equatable {
 extension MediaSource: OpenedInput {
     public var arrivesInRealTime: Bool { false }
 
-    public func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int) -> InputReader {
-        MediaReader(source: self, loop: loop, outputSampleRate: outputSampleRate, outputChannels: outputChannels)
+    public func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int, pool: YUVImagePool?) -> InputReader {
+        MediaReader(source: self, loop: loop, outputSampleRate: outputSampleRate, outputChannels: outputChannels, pool: pool)
     }
 }
 

@@ -50,7 +50,11 @@ final class Encoder {
             context.pointee.color_range = AVCOL_RANGE_MPEG
             context.pointee.thread_count = 0
             if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-            return ["preset": settings.preset, "x264-params": "scenecut=0:bframes=0"]
+            var options = ["preset": settings.preset, "x264-params": "scenecut=0:bframes=0"]
+            // No look-ahead and sliced instead of frame threads: each frame's packet comes out of
+            // the same `encode` call that took the frame.
+            if settings.latency == .low { options["tune"] = "zerolatency" }
+            return options
         }
     }
 
@@ -67,14 +71,17 @@ final class Encoder {
         }
     }
 
-    /// Encodes one composite picture at `pts` (in 1/fps); the picture is copied by the encoder
-    /// before this returns, so the caller may reuse it.
+    /// Encodes one composite picture at `pts` (in 1/fps). The encoder is given a reference to the
+    /// picture, not a copy: the picture stays alive (retained) until the encoder lets it go, which
+    /// the caller sees as `isKnownUniquelyReferenced` turning true again (see `CanvasRing`).
     func encode(picture: YUVImage, pts: Int64, forceKeyframe: Bool = false, emit: (Packet) throws -> Void) throws {
         let target = frame.pointer
         av_frame_unref(target)
         target.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         target.pointee.width = Int32(picture.width)
         target.pointee.height = Int32(picture.height)
+        guard let buffer = Self.referenceBuffer(for: picture) else { throw MediaError("out of memory for a frame reference") }
+        tessera_frame_set_buffer(target, buffer)
         tessera_frame_set_plane(target, 0, picture.y, Int32(picture.lumaStride))
         tessera_frame_set_plane(target, 1, picture.u, Int32(picture.chromaStride))
         tessera_frame_set_plane(target, 2, picture.v, Int32(picture.chromaStride))
@@ -85,9 +92,22 @@ final class Encoder {
         target.pointee.color_range = AVCOL_RANGE_MPEG
         target.pointee.color_primaries = AVCOL_PRI_BT709
         target.pointee.color_trc = AVCOL_TRC_BT709
+        defer { av_frame_unref(target) }
         try send(target, emit: emit)
-        // The frame borrowed the picture's planes; forget them before anyone frees anything.
-        for plane in 0..<3 { tessera_frame_set_plane(target, Int32(plane), nil, 0) }
+    }
+
+    /// An `AVBufferRef` over the picture's planes that keeps the picture retained until FFmpeg
+    /// frees the last reference.
+    private static func referenceBuffer(for picture: YUVImage) -> UnsafeMutablePointer<AVBufferRef>? {
+        let start = UnsafeMutableRawPointer(picture.y)
+        let end = UnsafeMutableRawPointer(picture.v + picture.chromaStride * picture.chromaHeight)
+        let owner = Unmanaged.passRetained(picture).toOpaque()
+        let buffer = av_buffer_create(picture.y, start.distance(to: end), { opaque, _ in
+            guard let opaque else { return }
+            Unmanaged<YUVImage>.fromOpaque(opaque).release()
+        }, owner, 0)
+        if buffer == nil { Unmanaged<YUVImage>.fromOpaque(owner).release() }
+        return buffer
     }
 
     /// Encodes `count` planar float samples per channel starting at sample `pts`.

@@ -28,6 +28,8 @@ public final class OutputSet {
     /// Where removed outputs are finished, off the pipeline's thread (shared with the pipeline,
     /// which retires removed inputs there too).
     private let retirement: Retirement
+    /// Told when a live output changes state.
+    private let stateChanged: ChangeSignal?
     /// The AAC encoder's first packet starts `initial_padding` samples before zero (its priming).
     /// Left negative, each muxer shifts streams its own way (fragmented MP4 stretches the first
     /// video frame), so every output moves all streams by that much: picture and sound keep
@@ -42,8 +44,9 @@ public final class OutputSet {
     /// opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
                 interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60,
-                retirement: Retirement = Retirement()) throws {
+                retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil) throws {
         self.interrupt = interrupt
+        self.stateChanged = stateChanged
         self.retirement = retirement
         self.live = live
         self.giveUpSeconds = giveUpSeconds
@@ -69,38 +72,24 @@ public final class OutputSet {
         let encoders = streams
         if live, !Self.isRaw(output) {
             let publisher = Publisher(output: output, streams: streams, startOffsetMicroseconds: startOffsetMicroseconds,
-                                      giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream)
+                                      giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged)
             publisher.start()
             destinationsLock.withLock { destinations.append((output, .publisher(publisher))) }
             forceKeyframe = true
             return
         }
         do {
-            switch output.kind {
-            case .file(let path, .y4m):
+            if case .file(let path, .y4m) = output.kind {
                 guard let videoSettings else { throw MediaError(".y4m needs video (encoder.video)") }
                 try Self.createParentDirectory(of: path)
                 let writer = try Y4MWriter(path: path, width: videoSettings.width, height: videoSettings.height,
                                            fps: videoSettings.fps)
                 destinationsLock.withLock { destinations.append((output, .raw(writer))) }
-            case .file(let path, let container):
-                try Self.createParentDirectory(of: path)
-                let muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", streams: encoders,
-                                      startOffsetMicroseconds: container == .mp4 ? 0 : startOffsetMicroseconds,
-                                      options: Self.muxerOptions(container, hasVideo: video != nil),
-                                      protocols: "file", interrupt: interrupt)
-                destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
-            case .rtmp:
-                let muxer = try Muxer(url: output.url, formatName: "flv", streams: encoders,
-                                      startOffsetMicroseconds: startOffsetMicroseconds,
-                                      protocols: "rtmp,rtmps,tcp,tls", interrupt: interrupt)
-                destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
-            case .srt:
-                let muxer = try Muxer(url: output.url, formatName: "mpegts", streams: encoders,
-                                      startOffsetMicroseconds: startOffsetMicroseconds,
-                                      protocols: "srt,udp", interrupt: interrupt)
-                destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
+                return
             }
+            let muxer = try OutputTarget(output, hasVideo: video != nil)
+                .open(streams: encoders, startOffsetMicroseconds: startOffsetMicroseconds, interrupt: interrupt)
+            destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
         } catch {
             throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
         }
@@ -158,21 +147,6 @@ public final class OutputSet {
         case .file(_, let container): return container.muxerName
         case .rtmp: return "flv"
         case .srt: return "mpegts"
-        }
-    }
-
-    /// Fragmented MP4 so that a crash leaves a playable file up to the last fragment. Audio-only
-    /// files cut a fragment each second (every AAC frame is a keyframe). Every file is flushed to
-    /// the kernel as it is written (`flush_packets`): otherwise FFmpeg keeps up to 256 KiB in its
-    /// buffer, and a killed worker (`SIGKILL`, OOM) would lose seconds that were already muxed.
-    static func muxerOptions(_ container: Container, hasVideo: Bool) -> [String: String] {
-        switch container {
-        case .mp4:
-            return hasVideo
-                ? ["movflags": "frag_keyframe+empty_moov+delay_moov+default_base_moof", "flush_packets": "1"]
-                : ["movflags": "empty_moov+default_base_moof", "frag_duration": "1000000", "flush_packets": "1"]
-        default:
-            return ["flush_packets": "1"]
         }
     }
 

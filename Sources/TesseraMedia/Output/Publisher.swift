@@ -43,6 +43,12 @@ public final class Publisher: @unchecked Sendable {
     private var cancelled = false
     private var waitingForKeyframe = true
     private var state: State = .connecting
+    /// Told whenever `state` changes (the worker then reports its status at once).
+    private let stateChanged: ChangeSignal?
+    /// Container, protocols and options of `output`.
+    private let target: OutputTarget
+    /// Threads in `waitUntilQueued`: the writer wakes them as it takes packets.
+    private var drainWaiters = 0
     private var bytes: Int64 = 0
     private var reconnects: Int64 = 0
     private var dropped: Int64 = 0
@@ -54,8 +60,11 @@ public final class Publisher: @unchecked Sendable {
     /// `joinsMidStream`: added to a running task, so packets before the next keyframe are skipped;
     /// an output there from the start takes everything (the encoder's first frame is a keyframe).
     public init(output: ResolvedOutput, streams: [StreamDescription], startOffsetMicroseconds: Int64,
-                giveUpSeconds: Double = 60, capacity: Int = 300, joinsMidStream: Bool = false) {
+                giveUpSeconds: Double = 60, capacity: Int = 300, joinsMidStream: Bool = false,
+                stateChanged: ChangeSignal? = nil) {
         self.output = output
+        target = OutputTarget(output, hasVideo: streams.contains(where: \.isVideo))
+        self.stateChanged = stateChanged
         self.streams = streams
         hasVideo = streams.contains(where: \.isVideo)
         self.startOffsetMicroseconds = startOffsetMicroseconds
@@ -114,8 +123,21 @@ public final class Publisher: @unchecked Sendable {
         interrupt.cancel()
     }
 
-    /// Packets waiting to be written (offline relay holds its reading while this is high).
+    /// Packets waiting to be written.
     public var queuedPackets: Int { condition.withLock { queue.count } }
+
+    /// Blocks while more than `limit` packets wait to be written (an offline relay holds its
+    /// reading so that a slow output is not overrun), unless this output has failed or is ending.
+    /// Woken by the writer as it takes packets, not by polling.
+    func waitUntilQueued(atMost limit: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count > limit && state != .failed && !cancelled && !finishing {
+            drainWaiters += 1
+            condition.wait()
+            drainWaiters -= 1
+        }
+    }
 
     public var snapshot: Snapshot {
         condition.withLock { Snapshot(state: state, bytes: bytes, reconnects: reconnects, droppedPackets: dropped, lastError: lastError) }
@@ -123,21 +145,18 @@ public final class Publisher: @unchecked Sendable {
 
     // MARK: Publisher thread
 
-    private var isNetwork: Bool {
-        if case .file = output.kind { return false }
-        return true
-    }
+    private var isNetwork: Bool { target.isNetwork }
 
     private func run() {
-        var failingSince: Date?
+        var failingSince: Double?
         var backoff = 0.5
         while true {
             guard let muxer = connect() else {
                 // Files do not come back by waiting; network destinations may.
-                let now = Date()
+                let now = MonotonicClock.seconds
                 let since = failingSince ?? now
                 failingSince = since
-                if !isNetwork || now.timeIntervalSince(since) >= giveUpSeconds {
+                if !isNetwork || now - since >= giveUpSeconds {
                     setState(.failed)
                     return
                 }
@@ -163,10 +182,12 @@ public final class Publisher: @unchecked Sendable {
                 condition.withLock {
                     reconnects += 1
                     state = .reconnecting
+                    stateChanged?.notify()
                     queue.removeAll()
                     waitingForKeyframe = hasVideo
+                    condition.broadcast()
                 }
-                failingSince = Date()
+                failingSince = MonotonicClock.seconds
                 if sleepInterruptibly(backoff) { return }
             }
         }
@@ -181,6 +202,7 @@ public final class Publisher: @unchecked Sendable {
             if cancelled { condition.unlock(); return .cancelled }
             if queue.isEmpty && finishing { condition.unlock(); return .finished }
             let next = queue.removeFirst()
+            if drainWaiters > 0 { condition.broadcast() }
             if waitingForKeyframe {
                 if next.isVideoKeyframe { waitingForKeyframe = false } else { condition.unlock(); continue }
             }
@@ -200,33 +222,20 @@ public final class Publisher: @unchecked Sendable {
 
     private func connect() -> Muxer? {
         do {
-            let muxer: Muxer
-            switch output.kind {
-            case .rtmp:
-                muxer = try Muxer(url: output.url, formatName: "flv", streams: streams,
-                                  startOffsetMicroseconds: startOffsetMicroseconds,
-                                  options: ["flvflags": "no_duration_filesize"],
-                                  protocols: "rtmp,rtmps,tcp,tls", interrupt: interrupt, openTimeoutSeconds: 5)
-            case .srt:
-                muxer = try Muxer(url: output.url, formatName: "mpegts", streams: streams,
-                                  startOffsetMicroseconds: startOffsetMicroseconds,
-                                  protocols: "srt,udp", interrupt: interrupt, openTimeoutSeconds: 5)
-            case .file(let path, let container):
-                let folder = (path as NSString).deletingLastPathComponent
-                if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-                muxer = try Muxer(url: path, formatName: container.muxerName ?? "mp4", streams: streams,
-                                  startOffsetMicroseconds: container == .mp4 ? 0 : startOffsetMicroseconds,
-                                  options: OutputSet.muxerOptions(container, hasVideo: hasVideo),
-                                  protocols: "file", interrupt: interrupt)
-            }
-            return muxer
+            return try target.open(streams: streams, startOffsetMicroseconds: startOffsetMicroseconds, interrupt: interrupt)
         } catch {
             record(error)
             return nil
         }
     }
 
-    private func setState(_ new: State) { condition.withLock { state = new } }
+    private func setState(_ new: State) {
+        let changed = condition.withLock { () -> Bool in
+            defer { state = new; condition.broadcast() }
+            return state != new
+        }
+        if changed { stateChanged?.notify() }
+    }
 
     private func record(_ error: Error) {
         let text = "\(error)".replacingOccurrences(of: output.url, with: URLRedaction.redact(output.url))

@@ -12,13 +12,13 @@ import TesseraCore
 /// reorder buffer's probation, without reopening the ports.
 final class RTPReader: InputReader {
     private let source: RTPSource
-    private let scaler = VideoScaler()
+    private let scaler: VideoScaler
     private let resampler: AudioResampler
     private let concealer: AudioGapConcealer
     private let outputSampleRate: Int
     private var clock = ParticipantClock()
     private let frame = Frame()
-    private let origin = DispatchTime.now().uptimeNanoseconds
+    private let origin = MonotonicClock.nanoseconds
     private var lastVideoPts: Int64?
     private(set) var decodeErrors = 0
     private let countersLock = NSLock()
@@ -26,8 +26,9 @@ final class RTPReader: InputReader {
     /// Large enough for any UDP datagram, so none is cut short silently.
     private static let datagramCapacity = 65_536
 
-    init(source: RTPSource, outputSampleRate: Int, outputChannels: Int) {
+    init(source: RTPSource, outputSampleRate: Int, outputChannels: Int, pool: YUVImagePool?) {
         self.source = source
+        scaler = VideoScaler(pool: pool)
         self.outputSampleRate = outputSampleRate
         resampler = AudioResampler(outputRate: outputSampleRate, outputChannels: outputChannels)
         concealer = AudioGapConcealer(channels: outputChannels, sampleRate: outputSampleRate)
@@ -35,14 +36,14 @@ final class RTPReader: InputReader {
 
     var packetCounters: PacketCounters? { countersLock.withLock { counters } }
 
-    private var nowMicroseconds: Int64 { Int64((DispatchTime.now().uptimeNanoseconds - origin) / 1000) }
+    private var nowMicroseconds: Int64 { Int64((MonotonicClock.nanoseconds - origin) / 1000) }
 
     func run(into sink: MediaSink) throws {
         let sockets = source.streams.flatMap(\.sockets)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.datagramCapacity, alignment: 16)
         defer { buffer.deallocate() }
         while !sink.shouldStop && !source.interrupt.isCancelled {
-            UDPSocket.wait(for: sockets, timeoutMilliseconds: waitMilliseconds())
+            UDPSocket.wait(for: sockets, wake: source.interrupt.wakeDescriptor, timeoutMilliseconds: waitMilliseconds())
             for stream in source.streams {
                 try receiveMedia(stream, buffer: buffer, sink: sink)
                 if let control = stream.controlSocket { receiveControl(control, stream: stream, buffer: buffer) }
@@ -55,10 +56,11 @@ final class RTPReader: InputReader {
         publishCounters()
     }
 
-    /// Until the earliest reorder deadline, at most 20 ms (to notice a stop).
+    /// Until the earliest reorder deadline; with none, until a datagram comes or a stop wakes the
+    /// poll through the interrupt's eventfd (without one, 20 ms at a time to notice a stop).
     private func waitMilliseconds() -> Int32 {
         let now = nowMicroseconds
-        var wait: Int64 = 20
+        var wait: Int64 = source.interrupt.wakeDescriptor >= 0 ? Int64(Int32.max) : 20
         for stream in source.streams {
             if let deadline = stream.reorder.nextDeadlineMicroseconds {
                 wait = min(wait, max(0, (deadline - now + 999) / 1000))
@@ -150,14 +152,7 @@ final class RTPReader: InputReader {
         if stream.media.kind == .video { stream.frameOrientations.note(orientation, ptsMicroseconds: pts) }
         let packet = try Packet(bytes: encoded.data, ptsMicroseconds: pts, isKeyframe: encoded.isKeyframe)
         do {
-            var sent = try stream.decoder.send(packet)
-            while true {
-                while try stream.decoder.receive(into: frame) {
-                    try deliver(frame, of: stream, sink: sink)
-                }
-                if sent { break }
-                sent = try stream.decoder.send(packet)
-            }
+            _ = try stream.decoder.decode(packet, into: frame) { frame in try deliver(frame, of: stream, sink: sink) }
         } catch is MediaError {
             // Corrupt media from the network: count it; video then waits for the next keyframe
             // rather than showing pictures built on a broken reference.
@@ -166,26 +161,22 @@ final class RTPReader: InputReader {
         }
     }
 
-    private func deliver(_ frame: Frame, of stream: RTPStream, sink: MediaSink) throws {
+    /// False when the sink wants no more.
+    private func deliver(_ frame: Frame, of stream: RTPStream, sink: MediaSink) throws -> Bool {
         let pointer = frame.pointer
         var pts = pointer.pointee.best_effort_timestamp
         if pts == FFmpeg.noPTS { pts = pointer.pointee.pts }
         if stream.media.kind == .video {
             if pts == FFmpeg.noPTS { pts = (lastVideoPts ?? 0) + 33_333 }
             // The gap to the previous picture is the best guess of how long this one stays.
+            // A guess, not the picture's own duration: the next may come sooner or later.
             let duration = lastVideoPts.map { min(max(pts - $0, 10_000), 200_000) } ?? 33_333
             lastVideoPts = pts
             let orientation = stream.frameOrientations.take(ptsMicroseconds: pts)
-            let display = orientation.displayedSize(of: MediaReader.displaySize(of: pointer))
-            var scaled: [PixelSize: YUVImage] = [:]
-            for size in sink.drawSizes(for: display) {
-                scaled[size] = try scaler.scale(pointer, toDisplayed: size, orientation: orientation)
-            }
-            _ = sink.picture(ptsMicroseconds: pts, durationMicroseconds: duration, displaySize: display,
-                             orientation: orientation, scaled: scaled)
-            return
+            return try sink.picture(DecodedPicture(frame: pointer, scaler: scaler, orientation: orientation, ptsMicroseconds: pts,
+                                                   durationMicroseconds: duration, durationIsKnown: false))
         }
-        guard pts != FFmpeg.noPTS else { return }
+        guard pts != FFmpeg.noPTS else { return true }
         var position = pts * Int64(outputSampleRate) / 1_000_000 - resampler.delay
         try resampler.convert(pointer) { planes, count in
             concealer.process(planes, count: count, position: position) { planes, count, at in
@@ -193,6 +184,7 @@ final class RTPReader: InputReader {
             }
             position += Int64(count)
         }
+        return true
     }
 
     private func publishCounters() {

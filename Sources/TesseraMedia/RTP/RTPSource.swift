@@ -10,21 +10,24 @@ public final class RTPSource: OpenedInput {
     public let description: MediaSource.Description
     public var arrivesInRealTime: Bool { true }
 
-    public init(sdp: String, interrupt: InterruptFlag) throws {
+    /// `reorderWaitMicroseconds`: how long a stream waits for a missing packet (the jitter allowance).
+    public init(sdp: String, interrupt: InterruptFlag, reorderWaitMicroseconds: Int64 = 50_000) throws {
         do {
             session = try SessionDescription.parse(sdp)
         } catch {
             throw MediaError("invalid SDP: \(error)")
         }
-        streams = try [session.video, session.audio].compactMap { $0 }.map { try RTPStream(media: $0) }
+        streams = try [session.video, session.audio].compactMap { $0 }.map {
+            try RTPStream(media: $0, reorder: RTPReorderBuffer(maxDelayMicroseconds: reorderWaitMicroseconds))
+        }
         self.interrupt = interrupt
         description = MediaSource.Description(hasVideo: session.video != nil, hasAudio: session.audio != nil,
                                               videoCodec: session.video?.codec.rawValue,
                                               audioCodec: session.audio?.codec.rawValue, durationMicroseconds: nil)
     }
 
-    public func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int) -> InputReader {
-        RTPReader(source: self, outputSampleRate: outputSampleRate, outputChannels: outputChannels)
+    public func makeReader(loop: Bool, outputSampleRate: Int, outputChannels: Int, pool: YUVImagePool?) -> InputReader {
+        RTPReader(source: self, outputSampleRate: outputSampleRate, outputChannels: outputChannels, pool: pool)
     }
 }
 
@@ -35,7 +38,7 @@ final class RTPStream {
     let socket: UDPSocket
     /// RTCP's own port; nil with rtcp-mux, where RTCP arrives on `socket`.
     let controlSocket: UDPSocket?
-    var reorder = RTPReorderBuffer()
+    var reorder: RTPReorderBuffer
     var depacketizer: any RTPDepacketizer
     let decoder: Decoder
     /// Datagrams refused before the reorder buffer: not RTP, another payload type, truncated.
@@ -46,8 +49,9 @@ final class RTPStream {
     /// Video: each frame's orientation, carried across the decoder to its picture.
     var frameOrientations = FrameOrientationQueue()
 
-    init(media: RTPMediaDescription) throws {
+    init(media: RTPMediaDescription, reorder: RTPReorderBuffer) throws {
         self.media = media
+        self.reorder = reorder
         socket = try UDPSocket(port: media.port)
         controlSocket = media.rtcpMux ? nil : try UDPSocket(port: media.rtcpPort)
         let parameters = media.formatParameters

@@ -68,8 +68,11 @@ final class UDPSocket {
     }
 
     /// Waits up to `timeoutMilliseconds` for any of `sockets` to be readable.
-    static func wait(for sockets: [UDPSocket], timeoutMilliseconds: Int32) {
+    /// Also returns when `wake` (an eventfd, or -1 for none) becomes readable. A negative timeout
+    /// waits without limit.
+    static func wait(for sockets: [UDPSocket], wake: Int32, timeoutMilliseconds: Int32) {
         var descriptors = sockets.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+        if wake >= 0 { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds)
     }
 

@@ -36,8 +36,7 @@ final class AudioTranscoder {
                    emit: (Packet) -> Void) throws {
         if decoder == nil { decoder = try Decoder(stream: stream, threads: 1) }
         guard let decoder else { return }
-        _ = try decoder.send(packet)
-        while try decoder.receive(into: frame) {
+        _ = try decoder.decode(packet, into: frame) { frame in
             let pts = frame.pointer.pointee.best_effort_timestamp
             let microseconds = pts == FFmpeg.noPTS ? nil
                 : rescale(pts, from: decoder.timeBase, to: microsecondsTimeBase) + offsetMicroseconds
@@ -48,6 +47,7 @@ final class AudioTranscoder {
             }
             if nextPosition == nil { nextPosition = max(0, position - Int64(fifo.bufferedSamples)) }
             try drain(emit: emit)
+            return true
         }
     }
 

@@ -21,7 +21,7 @@ public final class RelaySession {
     private var loopOffsetMicroseconds: Int64 = 0
     private var passEndMicroseconds: Int64 = 0
     private var firstMicroseconds: Int64?
-    private let started = DispatchTime.now()
+    private let started = MonotonicClock.nanoseconds
     public private(set) var packetsRelayed: Int64 = 0
 
     /// Checks that the outputs can carry the input's codecs (FLV: H.264 video only).
@@ -41,7 +41,8 @@ public final class RelaySession {
         }
     }
 
-    public init(source: MediaSource, loop: Bool, realtime: Bool, audio: AudioSettings, outputs: [ResolvedOutput]) throws {
+    public init(source: MediaSource, loop: Bool, realtime: Bool, audio: AudioSettings, outputs: [ResolvedOutput],
+                stateChanged: ChangeSignal? = nil) throws {
         try Self.checkCodecs(source, outputs: outputs)
         self.source = source
         self.loop = loop
@@ -63,7 +64,9 @@ public final class RelaySession {
             }
         }
         self.streams = streams
-        publishers = outputs.map { Publisher(output: $0, streams: streams, startOffsetMicroseconds: 0, capacity: 2000) }
+        publishers = outputs.map {
+            Publisher(output: $0, streams: streams, startOffsetMicroseconds: 0, capacity: 2000, stateChanged: stateChanged)
+        }
     }
 
     public var outputStates: [(output: ResolvedOutput, snapshot: Publisher.Snapshot)] {
@@ -136,7 +139,7 @@ public final class RelaySession {
     /// pass, is waited out in full rather than in one-second steps that sent packets early.
     private func pace(until microseconds: Int64, stop: InterruptFlag) {
         guard microseconds > 0 else { return }
-        stop.sleep(untilUptimeNanoseconds: started.uptimeNanoseconds + UInt64(microseconds) * 1_000)
+        stop.sleep(untilMonotonicNanoseconds: started + UInt64(microseconds) * 1_000)
     }
 
     /// Every output finishes at once: one stuck peer costs its own timeout once, not one per output.
@@ -148,6 +151,6 @@ public final class RelaySession {
 
     /// Offline: hold reading while any output is behind, instead of dropping its packets.
     private func waitForOutputs() {
-        while publishers.contains(where: { $0.queuedPackets > 1000 && $0.snapshot.state != .failed }) { usleep(2_000) }
+        for publisher in publishers { publisher.waitUntilQueued(atMost: 1000) }
     }
 }

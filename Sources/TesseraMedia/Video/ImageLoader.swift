@@ -20,13 +20,9 @@ public final class StillImage {
         var decoded = false
         while !decoded, try demuxer.read(into: packet) {
             if packet.pointer.pointee.stream_index != index { continue }
-            _ = try decoder.send(packet)
-            decoded = try decoder.receive(into: frame)
+            _ = try decoder.decode(packet, into: frame) { _ in decoded = true; return false }
         }
-        if !decoded {
-            _ = try decoder.send(nil)
-            decoded = try decoder.receive(into: frame)
-        }
+        if !decoded { _ = try decoder.decode(nil, into: frame) { _ in decoded = true; return false } }
         guard decoded else { throw MediaError("cannot decode image \(path)") }
         self.frame = frame
         size = PixelSize(width: Int(frame.pointer.pointee.width), height: Int(frame.pointer.pointee.height))

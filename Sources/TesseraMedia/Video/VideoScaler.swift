@@ -16,8 +16,13 @@ final class VideoScaler {
 
     private var contexts: [Shape: OpaquePointer] = [:]
     private let flags: Int32
+    /// Where the pictures it makes take their memory from (and give it back to), if anywhere.
+    private let pool: YUVImagePool?
 
-    init(flags: Int32 = SWS_BILINEAR) { self.flags = flags }
+    init(flags: Int32 = SWS_BILINEAR, pool: YUVImagePool? = nil) {
+        self.flags = flags
+        self.pool = pool
+    }
 
     deinit { for context in contexts.values { sws_freeContext(context) } }
 
@@ -34,7 +39,7 @@ final class VideoScaler {
                           width: size.width, height: size.height, withAlpha: hasAlpha,
                           convertsAfter: !hasAlpha && Self.isYUV(sourceFormat.format))
         let context = try context(for: shape)
-        let image = YUVImage(width: size.width, height: size.height, hasAlpha: hasAlpha)
+        let image = YUVImage(width: size.width, height: size.height, hasAlpha: hasAlpha, pool: pool)
         var sourcePlanes: [UnsafePointer<UInt8>?] = (0..<4).map { UnsafePointer(tessera_frame_plane(frame, Int32($0))) }
         var sourceStrides: [Int32] = (0..<4).map { tessera_frame_linesize(frame, Int32($0)) }
         var destinationPlanes: [UnsafeMutablePointer<UInt8>?] = [image.y, image.u, image.v, image.a]

@@ -1,0 +1,39 @@
+import CFFmpeg
+import TesseraCore
+
+/// A decoded picture as a reader hands it to its sink: when it is shown, for how long, its upright
+/// size, and a way to scale it. Scaling is left to the sink because only it knows whether the
+/// picture will be drawn at all, and at which sizes.
+///
+/// Valid only during the sink's `picture(_:)` call: the reader reuses the frame afterwards.
+public struct DecodedPicture {
+    /// On the input's own timeline (loops already added), in microseconds.
+    public let ptsMicroseconds: Int64
+    public let durationMicroseconds: Int64
+    /// True when the duration is the container's own; false when it is a guess (the nominal rate,
+    /// or the gap to the previous picture of an RTP stream): the next picture may come sooner or
+    /// later than it says.
+    public let durationIsKnown: Bool
+    /// The upright size, sample aspect ratio applied: what render modes fit and crop.
+    public let displaySize: PixelSize
+    /// How the picture is turned upright (a file's display matrix, an RTP stream's CVO).
+    public let orientation: PictureOrientation
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let scaler: VideoScaler
+
+    init(frame: UnsafeMutablePointer<AVFrame>, scaler: VideoScaler, orientation: PictureOrientation,
+         ptsMicroseconds: Int64, durationMicroseconds: Int64, durationIsKnown: Bool) {
+        self.frame = frame
+        self.scaler = scaler
+        self.orientation = orientation
+        self.ptsMicroseconds = ptsMicroseconds
+        self.durationMicroseconds = durationMicroseconds
+        self.durationIsKnown = durationIsKnown
+        displaySize = orientation.displayedSize(of: MediaReader.displaySize(of: frame))
+    }
+
+    /// The picture upright at `size`, converted to the output's colours.
+    public func scaled(to size: PixelSize) throws -> YUVImage {
+        try scaler.scale(frame, toDisplayed: size, orientation: orientation)
+    }
+}
