@@ -62,6 +62,8 @@ public final class MixPipeline: @unchecked Sendable {
         var lateFrames: Int64 = 0
         var fps: Double = 0
         var bitrateKbps: Double = 0
+        /// Each input's audio level, by id, as the output clock last measured it.
+        var audioLevels: [String: AudioLevel] = [:]
     }
 
     /// Live: seconds a dropped output keeps reconnecting before it is `failed`.
@@ -119,7 +121,7 @@ public final class MixPipeline: @unchecked Sendable {
         } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) }
         let inputStates = current.isEmpty
             ? task.inputs.map { InputStatus(id: $0.id, state: .waiting) }
-            : current.map(\.status)
+            : current.map { worker in worker.status.withAudioLevel(stats.audioLevels[worker.input.id]) }
         return Status(running: stats.running, frames: stats.frames, fps: stats.fps, bitrateKbps: stats.bitrateKbps,
                       lateFrames: stats.lateFrames, inputs: inputStates, outputs: outputStates)
     }

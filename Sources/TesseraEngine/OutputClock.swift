@@ -7,17 +7,19 @@ import TesseraMedia
 /// the same instant so sound and picture stay together. Offline it waits for the inputs; live it
 /// waits for the wall clock and never for an input, and applies updates between frames.
 final class OutputClock {
-    private let pipeline: MixPipeline
+    let pipeline: MixPipeline
     private let outputs: OutputSet
     private let pictures: PictureSource
     private let compositor = Compositor()
-    private let mixer: AudioMixer
+    let mixer: AudioMixer
     private let expectedSeconds: Double?
     private let audioFrameSize: Int
     private let mixPlanes: [UnsafeMutablePointer<Float>]
     /// The task as last updated (layout, audio, inputs, outputs may change; encoder never).
     private var task: ResolvedTask
-    private var workers: [InputWorker]
+    private(set) var workers: [InputWorker]
+    /// Each input's level over the last 300 ms, updated with every mixed block (OutputClock+AudioLevels).
+    var audioLevels: AudioLevels
     /// Next output audio sample to mix.
     private var audioPosition: Int64 = 0
     private var meter = RateMeter()
@@ -32,6 +34,7 @@ final class OutputClock {
         task = pipeline.task
         workers = pipeline.workers
         mixer = AudioMixer(channels: task.audio.channels, sampleRate: task.audio.sampleRate)
+        audioLevels = AudioLevels(sampleRate: task.audio.sampleRate)
         audioFrameSize = outputs.audioFrameSize > 0 ? outputs.audioFrameSize : 1024
         let size = audioFrameSize
         mixPlanes = (0..<task.audio.channels).map { _ in
@@ -147,6 +150,7 @@ final class OutputClock {
             sources.append((worker.channel.audio, task.audioMix.gains[index]))
         }
         mixer.mix(sources: sources, count: count, at: audioPosition, into: mixPlanes)
+        measureAudioLevels(count: count)
         try outputs.writeAudio(mixPlanes, count: count, position: audioPosition)
         audioPosition = end
     }

@@ -27,6 +27,8 @@ public final class AudioMixer {
     private var order: [ObjectIdentifier] = []
     private var scratch: [UnsafeMutablePointer<Float>] = []
     private var scratchCapacity = 0
+    /// Per listed source of the last `mix`: the mean square of what it added (after its gain).
+    private var meanSquares: [ObjectIdentifier: Double] = [:]
 
     public init(channels: Int, sampleRate: Int) {
         precondition(channels > 0 && sampleRate > 0, "AudioMixer needs channels and a rate")
@@ -47,6 +49,7 @@ public final class AudioMixer {
         guard count > 0 else { return }
         for c in 0..<channels { planes[c].update(repeating: 0, count: count) }
         reserveScratch(count)
+        meanSquares.removeAll(keepingCapacity: true)
 
         // New targets: listed sources get their gain, the others ramp to 0.
         var targets: [ObjectIdentifier: Float] = [:]
@@ -68,6 +71,9 @@ public final class AudioMixer {
                 if targets[id] != nil { track.buffer.read(into: scratch, count: count, at: position) }
             } else {
                 let copied = track.buffer.read(into: scratch, count: count, at: position)
+                if copied > 0, targets[id] != nil {
+                    meanSquares[id] = AudioLevelMeter.meanSquare(scratch, channels: channels, count: count, gain: track.target)
+                }
                 if copied > 0 { accumulate(&track, count: count, into: planes) } else { advanceRamp(&track, by: count) }
             }
             tracks[id] = track
@@ -83,8 +89,13 @@ public final class AudioMixer {
 
     /// Forgets every source, ramp and limiter state.
     public func reset() {
-        tracks.removeAll(); order.removeAll(); limiter.reset()
+        tracks.removeAll(); order.removeAll(); meanSquares.removeAll(); limiter.reset()
     }
+
+    /// The mean square, over its channels, of what `buffer` added to the last `mix` at its (target)
+    /// gain, before the limiter; 0 for a source that had no samples, a gain of 0 or was not listed.
+    /// The audio level meters feed on it.
+    public func lastMeanSquare(of buffer: InputAudioBuffer) -> Double { meanSquares[ObjectIdentifier(buffer)] ?? 0 }
 
     // MARK: Kernels
 

@@ -1,3 +1,4 @@
+import TesseraCore
 import TesseraMedia
 import Foundation
 
@@ -64,11 +65,25 @@ public struct InputStatus: Codable, Sendable, Equatable {
     public var rotation: Int?
     /// True when that picture is also mirrored left to right (before the turn); absent otherwise.
     public var flip: Bool?
+    /// 0–100 from the RMS of the input's last 300 ms of audio as mixed (after its volume); absent
+    /// for relay tasks and before the mix started.
+    public var audioLevel: Int?
+    /// True while `audioLevel` is above the speaking threshold (with hysteresis).
+    public var speaking: Bool?
 
     public init(id: String, state: State, frames: Int64 = 0, drops: Int64 = 0, lastError: String? = nil, rtp: RTPStatus? = nil,
                 packets: PacketCounters? = nil, rotation: Int? = nil, flip: Bool? = nil) {
         self.id = id; self.state = state; self.frames = frames; self.drops = drops; self.lastError = lastError; self.rtp = rtp
         self.packets = packets; self.rotation = rotation; self.flip = flip
+    }
+
+    /// This status with the input's audio level (unchanged when there is none).
+    public func withAudioLevel(_ level: AudioLevel?) -> InputStatus {
+        guard let level else { return self }
+        var copy = self
+        copy.audioLevel = level.level
+        copy.speaking = level.speaking
+        return copy
     }
 }
 
