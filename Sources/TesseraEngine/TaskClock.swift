@@ -4,7 +4,8 @@ import TesseraMedia
 /// Monotonic time since a task's output started, in microseconds: the wall clock that live
 /// output frames leave on and that live inputs are placed against.
 final class TaskClock: Sendable {
-    private let startNanoseconds: UInt64
+    /// `MonotonicClock.nanoseconds` at output time zero: frame N leaves at this + N / fps.
+    let startNanoseconds: UInt64
 
     init() { startNanoseconds = MonotonicClock.nanoseconds }
 

@@ -21,6 +21,12 @@ public enum WorkerMain {
 
         let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task)
             : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds ?? 60)
+        if let mix = pipeline as? MixPipeline {
+            // For measuring what a viewer sees against when each frame left (bench/latency.py):
+            // the machine's CLOCK_MONOTONIC, which every process reads alike.
+            let zero = Double(mix.clock.startNanoseconds) / 1_000_000_000
+            FileHandle.standardError.write(Data("tessera worker \(task.taskId): output clock zero at CLOCK_MONOTONIC \(String(format: "%.6f", zero)) s\n".utf8))
+        }
         let finished = Finished()
         let lease = WorkerLease(seconds: start.leaseSeconds)
         let remaining = reader

@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+"""The delay Tessera adds to a live stream, in each `encoder.video.latency` mode (bench/README.md).
+
+    bench/latency.py [--tessera PATH] [--seconds S] [--work DIR]
+
+Starts its own nginx-rtmp and `tessera serve` on free loopback ports. Then, for each mode:
+
+1. Added delay. A sender (Python writing raw frames at their wall-clock instants into the `ffmpeg`
+   command line: x264 ultrafast, zero latency) flashes white once a second. The same sender is
+   pushed (a) straight to nginx over RTMP and (b) as RTP into a Tessera task whose one region fills
+   the canvas, published to nginx. A player (`ffmpeg`, no buffering, low delay) reads each stream
+   back and notes when each flash arrives. Delay = arrival - the instant the flash frame was
+   written; Tessera's share = median via Tessera - median direct.
+2. POST → first picture: a player waits on an unpublished stream; the time from `POST /v1/tasks`
+   answering to the first decoded frame.
+3. PATCH → first frame that shows it: a task painting its background blue is PATCHed to red; the
+   first red frame's output time (frame index from its timestamp, the output clock's zero from the
+   worker's log line, both on CLOCK_MONOTONIC) minus the moment the PATCH answered, in ms and in
+   output frames.
+
+Everything runs on one machine, so every time is read from one clock (CLOCK_MONOTONIC).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+FPS = 30
+W, H = 640, 360
+SMALL_W, SMALL_H = 64, 36
+
+
+def free_port(kind=socket.SOCK_STREAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def free_udp_pair() -> int:
+    for _ in range(100):
+        port = free_port(socket.SOCK_DGRAM)
+        port -= port % 2
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as a, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as b:
+                a.bind(("127.0.0.1", port))
+                b.bind(("127.0.0.1", port + 1))
+            return port
+        except OSError:
+            continue
+    raise SystemExit("no free UDP port pair")
+
+
+def wait_port(port: int, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            s.settimeout(0.3)
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise SystemExit(f"nothing listens on {port}")
+
+
+class Processes:
+    """Every process this benchmark starts, stopped by its PID at the end."""
+
+    def __init__(self):
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, cmd, **kw) -> subprocess.Popen:
+        p = subprocess.Popen(cmd, **kw)
+        self.procs.append(p)
+        return p
+
+    def stop(self, p: subprocess.Popen, timeout: float = 5) -> None:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    def stop_all(self) -> None:
+        for p in reversed(self.procs):
+            self.stop(p)
+
+
+class Api:
+    def __init__(self, base: str):
+        self.base = base
+
+    def call(self, method: str, path: str, body=None) -> tuple[int, dict]:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+
+class Player:
+    """`ffmpeg` reading an RTMP stream with no buffering; per decoded frame: arrival time
+    (CLOCK_MONOTONIC), timestamp and the frame, shrunk to 64x36 RGB."""
+
+    def __init__(self, procs: Processes, url: str):
+        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "info", "-fflags", "nobuffer", "-flags", "low_delay",
+               "-probesize", "32", "-analyzeduration", "0", "-rw_timeout", "30000000", "-i", url,
+               "-vf", f"showinfo,scale={SMALL_W}:{SMALL_H}", "-pix_fmt", "rgb24", "-f", "rawvideo", "-flush_packets", "1", "-"]
+        self.proc = procs.start(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.arrivals: list[float] = []
+        self.frames: list[bytes] = []
+        self.pts: list[float] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read_frames, daemon=True).start()
+        threading.Thread(target=self._read_info, daemon=True).start()
+
+    def _read_frames(self):
+        size = SMALL_W * SMALL_H * 3
+        while True:
+            data = self.proc.stdout.read(size)
+            if not data or len(data) < size:
+                return
+            now = time.monotonic()
+            with self.lock:
+                self.arrivals.append(now)
+                self.frames.append(data)
+
+    def _read_info(self):
+        pattern = re.compile(rb"pts_time:\s*([-0-9.]+)")
+        for line in self.proc.stderr:
+            m = pattern.search(line)
+            if m:
+                with self.lock:
+                    self.pts.append(float(m.group(1)))
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.arrivals), list(self.frames), list(self.pts)
+
+
+def brightness(frame: bytes) -> float:
+    return sum(frame[::3]) / (len(frame) / 3)
+
+
+def pixel(frame: bytes, x: int, y: int) -> tuple[int, int, int]:
+    i = (y * SMALL_W + x) * 3
+    return frame[i], frame[i + 1], frame[i + 2]
+
+
+class FlashSender:
+    """Raw grey frames written at their wall-clock instants into ffmpeg; every second one white
+    frame, whose writing instant is noted."""
+
+    def __init__(self, procs: Processes, output_args: list[str], seconds: float):
+        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "gray",
+               "-s", f"{W}x{H}", "-r", str(FPS), "-i", "-", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+               "-g", str(FPS), "-bf", "0", "-pix_fmt", "yuv420p"] + output_args
+        self.proc = procs.start(cmd, stdin=subprocess.PIPE)
+        self.flashes: list[float] = []
+        self.seconds = seconds
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        dark, white = bytes([40]) * (W * H), bytes([235]) * (W * H)
+        start = time.monotonic()
+        for n in range(int(self.seconds * FPS)):
+            due = start + n / FPS
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            flash = n % FPS == FPS // 2
+            try:
+                self.proc.stdin.write(white if flash else dark)
+                self.proc.stdin.flush()
+            except (BrokenPipeError, ValueError):
+                return
+            if flash:
+                self.flashes.append(time.monotonic())
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def join(self):
+        self.thread.join()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def flash_delays(sent: list[float], arrivals: list[float], frames: list[bytes]) -> list[float]:
+    """Each flash seen (a dark → bright edge) matched to the latest flash written before it."""
+    delays = []
+    was_bright = True  # ignore a stream that starts on a flash
+    for arrival, frame in zip(arrivals, frames):
+        bright = brightness(frame) > 140
+        if bright and not was_bright:
+            earlier = [s for s in sent if s <= arrival]
+            if earlier and arrival - earlier[-1] < 0.9:
+                delays.append(arrival - earlier[-1])
+        was_bright = bright
+    return delays
+
+
+def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tuple[list[float], list[float]]:
+    # (a) straight to nginx.
+    direct_name = f"direct-{tag}"
+    sender = FlashSender(procs, ["-f", "flv", f"{rtmp}/{direct_name}"], seconds)
+    time.sleep(1.0)
+    player = Player(procs, f"{rtmp}/{direct_name}")
+    sender.join()
+    time.sleep(1.0)
+    arrivals, frames, _ = player.snapshot()
+    procs.stop(player.proc)
+    direct = flash_delays(sender.flashes, arrivals, frames)
+
+    # (b) RTP into a Tessera task, published to nginx.
+    port = free_udp_pair()
+    sdp = (f"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=flash\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+           f"m=video {port} RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\n")
+    task_id = f"flash-{tag}"
+    doc = {"taskId": task_id, "pace": "realtime", "inputs": [{"id": "cam", "rtp": {"sdp": sdp}}],
+           "encoder": {"video": {"width": W, "height": H, "fps": FPS, "bitrateKbps": 1500, "preset": "veryfast",
+                                 "latency": mode}},
+           "layout": {"regions": [{"input": "cam", "x": 0, "y": 0, "width": W, "height": H}]},
+           "outputs": [{"url": f"{rtmp}/{task_id}"}]}
+    code, body = api.call("POST", "/v1/tasks", doc)
+    if code != 201:
+        raise SystemExit(f"POST answered {code}: {body}")
+    sender = FlashSender(procs, ["-f", "rtp", "-payload_type", "96", f"rtp://127.0.0.1:{port}?rtcpport={port + 1}"], seconds)
+    time.sleep(1.5)
+    player = Player(procs, f"{rtmp}/{task_id}")
+    sender.join()
+    time.sleep(1.0)
+    arrivals, frames, _ = player.snapshot()
+    procs.stop(player.proc)
+    api.call("DELETE", f"/v1/tasks/{task_id}")
+    via = flash_delays(sender.flashes, arrivals, frames)
+    return direct, via
+
+
+def colour_task(task_id: str, url: str, colour: str, mode: str, media: Path) -> dict:
+    return {"taskId": task_id, "pace": "realtime",
+            "inputs": [{"id": "pattern", "url": str(media), "loop": True}],
+            "encoder": {"video": {"width": W, "height": H, "fps": FPS, "bitrateKbps": 1000, "preset": "veryfast",
+                                  "latency": mode}},
+            "layout": {"backgroundColor": colour,
+                       "regions": [{"input": "pattern", "x": 0, "y": 0, "width": W // 2, "height": H // 2}]},
+            "outputs": [{"url": url}]}
+
+
+def clock_zero(log: Path, task_id: str, timeout: float = 10) -> float:
+    pattern = re.compile(rf"tessera worker {re.escape(task_id)}: output clock zero at CLOCK_MONOTONIC ([0-9.]+) s")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = pattern.search(log.read_text(errors="replace"))
+        if m:
+            return float(m.group(1))
+        time.sleep(0.1)
+    raise SystemExit(f"no output-clock line for {task_id} in {log}")
+
+
+def measure_post_and_patch(procs, rtmp, api, mode: str, media: Path, log: Path, tag: str) -> tuple[float, float, float]:
+    task_id = f"patch-{tag}"
+    url = f"{rtmp}/{task_id}"
+    player = Player(procs, url)
+    time.sleep(1.0)  # the player is waiting on the unpublished stream
+    code, body = api.call("POST", "/v1/tasks", colour_task(task_id, url, "#0000FF", mode, media))
+    posted = time.monotonic()
+    if code != 201:
+        raise SystemExit(f"POST answered {code}: {body}")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not player.snapshot()[0]:
+        time.sleep(0.01)
+    arrivals, _, _ = player.snapshot()
+    if not arrivals:
+        raise SystemExit("the player saw no frame within 15 s of the POST")
+    first_frame_ms = (arrivals[0] - posted) * 1000
+    zero = clock_zero(log, task_id)
+    time.sleep(2.0)
+    doc = colour_task(task_id, url, "#FF0000", mode, media)
+    code, body = api.call("PATCH", f"/v1/tasks/{task_id}", {"layout": doc["layout"]})
+    patched = time.monotonic()
+    if code != 200:
+        raise SystemExit(f"PATCH answered {code}: {body}")
+    time.sleep(1.5)
+    arrivals, frames, pts = player.snapshot()
+    procs.stop(player.proc)
+    api.call("DELETE", f"/v1/tasks/{task_id}")
+    # Frame index from the timestamp: the player joined before the first frame, frame 0.
+    count = min(len(frames), len(pts))
+    for frame, t in zip(frames[:count], pts[:count]):
+        r, g, b = pixel(frame, SMALL_W - 4, SMALL_H - 4)
+        if r > 150 and b < 100:
+            index = round((t - pts[0]) * FPS)
+            left = zero + index / FPS
+            return first_frame_ms, (left - patched) * 1000, (left - patched) * FPS
+    raise SystemExit("no red frame after the PATCH")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tessera", default=str(REPO / ".build" / "release" / "tessera"))
+    parser.add_argument("--seconds", type=float, default=12, help="length of each flash run [12]")
+    parser.add_argument("--work", default=str(HERE / ".work" / "latency"))
+    args = parser.parse_args()
+    for tool in ("ffmpeg", "nginx"):
+        if not shutil.which(tool):
+            raise SystemExit(f"{tool} not found")
+    module = next((p for p in ("/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so")
+                   if os.path.exists(p)), None)
+    if not module:
+        raise SystemExit("ngx_rtmp_module.so not found (apt-get install nginx libnginx-mod-rtmp)")
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "nginx").mkdir(parents=True)
+    (work / "out").mkdir()
+    media = work / "pattern.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=5", "-c:v", "libx264",
+                    "-preset", "ultrafast", "-pix_fmt", "yuv420p", str(media)], check=True)
+
+    procs = Processes()
+    try:
+        rtmp_port = free_port()
+        conf = work / "nginx" / "nginx.conf"
+        conf.write_text(f"""load_module {module};
+daemon off;
+master_process off;
+worker_processes 1;
+pid {work}/nginx/nginx.pid;
+error_log {work}/nginx/error.log info;
+events {{ worker_connections 256; }}
+rtmp {{ server {{ listen 127.0.0.1:{rtmp_port}; chunk_size 4096; application live {{ live on; record off; }} }} }}
+""")
+        procs.start(["nginx", "-p", str(work / "nginx"), "-c", str(conf), "-e", str(work / "nginx" / "error.log")],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_port(rtmp_port)
+        api_port = free_port()
+        log = work / "serve.log"
+        with open(log, "wb") as out:
+            procs.start([args.tessera, "serve", "--host", "127.0.0.1", "--port", str(api_port), "--media-root", str(work),
+                         "--output-dir", str(work / "out"), "--log-level", "notice"], stdout=out, stderr=subprocess.STDOUT)
+        wait_port(api_port)
+        api = Api(f"http://127.0.0.1:{api_port}")
+        rtmp = f"rtmp://127.0.0.1:{rtmp_port}/live"
+        print(f"# latency — {W}x{H}@{FPS}, sender x264 ultrafast zero-latency, player ffmpeg nobuffer/low_delay; "
+              f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+        results = {}
+        for mode in ("normal", "low"):
+            direct, via = measure_flashes(procs, rtmp, api, mode, args.seconds, mode)
+            if not direct or not via:
+                raise SystemExit(f"{mode}: flashes seen direct {len(direct)}, via Tessera {len(via)}")
+            first_ms, patch_ms, patch_frames = measure_post_and_patch(procs, rtmp, api, mode, media, log, mode)
+            d, v = statistics.median(direct) * 1000, statistics.median(via) * 1000
+            results[mode] = (d, v, v - d, first_ms, patch_ms, patch_frames, len(direct), len(via))
+        print()
+        print(f"{'mode':8} {'direct ms':>10} {'via tessera':>12} {'added ms':>9} {'POST→1st frame':>15} "
+              f"{'PATCH→frame ms':>15} {'frames':>7}  flashes")
+        for mode, (d, v, added, first_ms, patch_ms, patch_frames, nd, nv) in results.items():
+            print(f"{mode:8} {d:10.0f} {v:12.0f} {added:9.0f} {first_ms:15.0f} {patch_ms:15.1f} {patch_frames:7.2f}  {nd}/{nv}")
+        print()
+        print("direct: sender → nginx → player; via tessera: sender → RTP → Tessera → nginx → player (medians);")
+        print("PATCH→frame: when the first frame showing the update left Tessera's output clock, after the PATCH answered")
+        print("(negative: the frame was due before the answer reached the client).")
+    finally:
+        procs.stop_all()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

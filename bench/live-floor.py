@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""A live 2x2 720p30 task against the floor of its work: decoding its inputs and encoding its output
+(bench/README.md).
+
+    bench/live-floor.py [--tessera PATH] [--warmup S] [--window S] [--work DIR] [--no-ffmpeg-mix]
+
+On the offline benchmark's inputs (four 1280x720 30 fps H.264 + AAC files, bench/mix-vs-ffmpeg.sh
+--generate-only), one run prints side by side:
+
+- the floor, with the `ffmpeg` command line: CPU to decode the four inputs (one thread each, video
+  and audio) plus CPU to encode their 2x2 composite (made once, raw) with Tessera's own encoder
+  settings (libx264 veryfast, 2500 kb/s CBR, 2 s GOP, scenecut=0:bframes=0; `-tune zerolatency`
+  for the low-latency mode) and the AAC track: CPU seconds per second of media, i.e. cores;
+- a Tessera live task doing exactly that job (the inputs looping, one RTMP output to nginx-rtmp),
+  in each `encoder.video.latency` mode: its worker's CPU over the window, its late frames, and
+  its resident memory (VmRSS at the end of the window, VmHWM);
+- the same live mix as one `ffmpeg` command (-re, scale + overlay + amix, to the same nginx);
+- the ratios to the floor.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+SECONDS = 10
+W, H, FPS, KBPS = 1280, 720, 30, 2500
+X264 = ["-c:v", "libx264", "-preset", "veryfast", "-b:v", f"{KBPS}k", "-maxrate", f"{KBPS}k", "-bufsize", f"{2 * KBPS}k",
+        "-g", str(2 * FPS), "-keyint_min", str(2 * FPS), "-x264-params", "scenecut=0:bframes=0", "-pix_fmt", "yuv420p"]
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int) -> None:
+    for _ in range(100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise SystemExit(f"nothing listens on {port}")
+
+
+def child_cpu(cmd: list[str]) -> float:
+    """User + system CPU seconds of one command run to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def memory(pid: int) -> tuple[int, int]:
+    values = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            values[key] = int(rest.split()[0]) // 1024
+    return values["VmRSS"], values["VmHWM"]
+
+
+def call(api: str, method: str, path: str, body=None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(api + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read() or b"{}")
+
+
+def floor(inputs: list[Path], work: Path, low: bool) -> tuple[float, float, float]:
+    decode = sum(child_cpu(["ffmpeg", "-v", "error", "-nostdin", "-threads", "1", "-i", str(p), "-f", "null", "-"]) for p in inputs)
+    composite = work / "composite.yuv"
+    if not composite.exists():
+        graph = "".join(f"[{i}:v]scale={W // 2}:{H // 2}:flags=bilinear[s{i}];" for i in range(4))
+        graph += "[s0][s1][s2][s3]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v]"
+        cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y"]
+        for p in inputs:
+            cmd += ["-i", str(p)]
+        subprocess.run(cmd + ["-filter_complex", graph, "-map", "[v]", "-pix_fmt", "yuv420p", "-f", "rawvideo", str(composite)],
+                       check=True)
+    tune = ["-tune", "zerolatency"] if low else []
+    video = child_cpu(["ffmpeg", "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{W}x{H}",
+                       "-r", str(FPS), "-i", str(composite)] + X264 + tune + ["-f", "null", "-"])
+    audio = child_cpu(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", f"sine=f=440:d={SECONDS}:sample_rate=48000",
+                       "-ac", "2", "-c:a", "aac", "-b:a", "128k", "-f", "null", "-"])
+    return decode / SECONDS, video / SECONDS, audio / SECONDS
+
+
+def task_document(task_id: str, inputs: list[Path], url: str, latency: str) -> dict:
+    regions = [{"input": f"in{i + 1}", "x": (i % 2) * W // 2, "y": (i // 2) * H // 2, "width": W // 2, "height": H // 2,
+                "renderMode": "stretch"} for i in range(4)]
+    return {"taskId": task_id, "pace": "realtime",
+            "inputs": [{"id": f"in{i + 1}", "url": p.name, "loop": True} for i, p in enumerate(inputs)],
+            "encoder": {"video": {"width": W, "height": H, "fps": FPS, "bitrateKbps": KBPS, "gopSeconds": 2,
+                                  "preset": "veryfast", "latency": latency},
+                        "audio": {"sampleRate": 48000, "channels": 2, "bitrateKbps": 128}},
+            "layout": {"regions": regions}, "outputs": [{"url": url}]}
+
+
+def tessera_task(api: str, rtmp: str, inputs: list[Path], latency: str, warmup: float, window: float) -> dict:
+    task_id = f"floor-{latency}"
+    call(api, "POST", "/v1/tasks", task_document(task_id, inputs, f"{rtmp}/{task_id}", latency))
+    deadline = time.monotonic() + 30
+    while True:
+        status = call(api, "GET", f"/v1/tasks/{task_id}")
+        if status.get("state") == "running" and status.get("workerPid") and all(o.get("state") == "live" for o in status["outputs"]):
+            break
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{task_id} not running and live after 30 s: {status}")
+        time.sleep(0.25)
+    pid = status["workerPid"]
+    time.sleep(warmup)
+    late0, t0, c0 = call(api, "GET", f"/v1/tasks/{task_id}").get("lateFrames", 0), time.monotonic(), ticks(pid)
+    time.sleep(window)
+    c1, t1 = ticks(pid), time.monotonic()
+    rss, hwm = memory(pid)
+    late1 = call(api, "GET", f"/v1/tasks/{task_id}").get("lateFrames", 0)
+    call(api, "DELETE", f"/v1/tasks/{task_id}")
+    time.sleep(1.5)
+    return {"cores": (c1 - c0) / TICK / (t1 - t0), "late": late1 - late0, "rss": rss, "hwm": hwm}
+
+
+def ffmpeg_mix(inputs: list[Path], url: str, warmup: float, window: float) -> float:
+    graph = f"color=c=black:s={W}x{H}:r={FPS},format=yuv420p[bg]"
+    previous, audio = "bg", ""
+    cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error"]
+    for i, p in enumerate(inputs):
+        cmd += ["-re", "-stream_loop", "-1", "-i", str(p)]
+        graph += f";[{i}:v]scale={W // 2}:{H // 2}:flags=bilinear[s{i}]"
+        graph += f";[{previous}][s{i}]overlay=x={(i % 2) * W // 2}:y={(i // 2) * H // 2}:format=yuv420[o{i}]"
+        previous, audio = f"o{i}", audio + f"[{i}:a]"
+    graph += f";{audio}amix=inputs=4:duration=longest:normalize=0[a]"
+    cmd += ["-filter_complex", graph, "-map", f"[{previous}]", "-map", "[a]"] + X264 + [
+        "-c:a", "aac", "-b:a", "128k", "-ar", "48000", "-ac", "2", "-t", str(warmup + window + 2), "-f", "flv", url]
+    proc = subprocess.Popen(cmd)
+    try:
+        time.sleep(warmup)
+        t0, c0 = time.monotonic(), ticks(proc.pid)
+        time.sleep(window)
+        c1, t1 = ticks(proc.pid), time.monotonic()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    return (c1 - c0) / TICK / (t1 - t0)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tessera", default=str(REPO / ".build" / "release" / "tessera"))
+    parser.add_argument("--warmup", type=float, default=5)
+    parser.add_argument("--window", type=float, default=20)
+    parser.add_argument("--work", default=str(HERE / ".work"))
+    parser.add_argument("--no-ffmpeg-mix", action="store_true")
+    args = parser.parse_args()
+    work = Path(args.work)
+    subprocess.run([str(HERE / "mix-vs-ffmpeg.sh"), "--generate-only", "--jobs", "2x2", "--seconds", str(SECONDS),
+                    "--work", str(work)], check=True, stdout=subprocess.DEVNULL)
+    media = work / "media"
+    inputs = [media / f"in{i}-v2-{SECONDS}s.mp4" for i in range(1, 5)]
+    module = next((p for p in ("/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so")
+                   if os.path.exists(p)), None)
+    if not module:
+        raise SystemExit("ngx_rtmp_module.so not found (apt-get install nginx libnginx-mod-rtmp)")
+    run = work / "floor"
+    shutil.rmtree(run, ignore_errors=True)
+    (run / "nginx").mkdir(parents=True)
+    (run / "out").mkdir()
+    processes: list[subprocess.Popen] = []
+    try:
+        rtmp_port, api_port = free_port(), free_port()
+        conf = run / "nginx" / "nginx.conf"
+        conf.write_text(f"""load_module {module};
+daemon off;
+master_process off;
+worker_processes 1;
+pid {run}/nginx/nginx.pid;
+error_log {run}/nginx/error.log info;
+events {{ worker_connections 256; }}
+rtmp {{ server {{ listen 127.0.0.1:{rtmp_port}; chunk_size 4096; application live {{ live on; record off; }} }} }}
+""")
+        processes.append(subprocess.Popen(["nginx", "-p", str(run / "nginx"), "-c", str(conf)],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        with open(run / "serve.log", "wb") as log:
+            processes.append(subprocess.Popen([args.tessera, "serve", "--host", "127.0.0.1", "--port", str(api_port),
+                                               "--media-root", str(media), "--output-dir", str(run / "out"),
+                                               "--log-level", "notice"], stdout=log, stderr=subprocess.STDOUT))
+        wait_port(rtmp_port)
+        wait_port(api_port)
+        api, rtmp = f"http://127.0.0.1:{api_port}", f"rtmp://127.0.0.1:{rtmp_port}/live"
+        print(f"# live floor — 2x2 {W}x{H}@{FPS} from four {W}x{H} H.264 + AAC inputs, veryfast {KBPS} kb/s, one RTMP output;"
+              f" warm-up {args.warmup:g} s, window {args.window:g} s; {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+        rows = []
+        for latency in ("normal", "low"):
+            decode, video, audio = floor(inputs, work, latency == "low")
+            task = tessera_task(api, rtmp, inputs, latency, args.warmup, args.window)
+            rows.append((latency, decode, video, audio, task))
+        mix = None if args.no_ffmpeg_mix else ffmpeg_mix(inputs, f"{rtmp}/ffmpeg", args.warmup, args.window)
+        print()
+        print(f"{'mode':7} {'decode':>7} {'encode':>7} {'floor':>6} {'tessera':>8} {'ratio':>6} {'late':>5} {'RSS MB':>7} {'peak MB':>8}")
+        for latency, decode, video, audio, task in rows:
+            total = decode + video + audio
+            print(f"{latency:7} {decode:7.3f} {video + audio:7.3f} {total:6.3f} {task['cores']:8.3f} {task['cores'] / total:6.2f}"
+                  f" {task['late']:5d} {task['rss']:7d} {task['hwm']:8d}")
+        if mix is not None:
+            total = sum(rows[0][1:4])
+            print(f"ffmpeg CLI live mix (normal settings): {mix:.3f} cores, {mix / total:.2f}x the floor;"
+                  f" tessera / ffmpeg {rows[0][4]['cores'] / mix:.2f}")
+        print("(cores = CPU seconds per second of media; floor = decode + encode with the ffmpeg CLI; ratio = tessera / floor)")
+    finally:
+        for p in reversed(processes):
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
