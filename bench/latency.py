@@ -6,13 +6,14 @@
 Starts its own nginx-rtmp and `tessera serve` on free loopback ports. Then, for each mode:
 
 1. Added delay. A sender (Python writing raw frames at their wall-clock instants into the `ffmpeg`
-   command line: x264 ultrafast, zero latency) flashes white once a second. The same sender is
+   command line: x264 ultrafast, zero latency) flashes white every two seconds. The same sender is
    pushed (a) straight to nginx over RTMP and (b) as RTP into a Tessera task whose one region fills
    the canvas, published to nginx. A player (`ffmpeg`, no buffering, low delay) reads each stream
    back and notes when each flash arrives. Delay = arrival - the instant the flash frame was
    written; Tessera's share = median via Tessera - median direct.
-2. POST → first picture: a player waits on an unpublished stream; the time from `POST /v1/tasks`
-   answering to the first decoded frame.
+2. POST → first RTMP packet: the time from `POST /v1/tasks` answering to nginx-rtmp starting the
+   stream's publish (its `exec_publish` hook writes the time), and to the worker's output clock
+   starting.
 3. PATCH → first frame that shows it: a task painting its background blue is PATCHed to red; the
    first red frame's output time (frame index from its timestamp, the output clock's zero from the
    worker's log line, both on CLOCK_MONOTONIC) minus the moment the PATCH answered, in ms and in
@@ -43,6 +44,9 @@ REPO = HERE.parent
 FPS = 30
 W, H = 640, 360
 SMALL_W, SMALL_H = 64, 36
+# A flash every two seconds: a delay up to that long is still matched to its own flash.
+FLASH_EVERY = 2 * FPS
+VIDEO_CODEC = ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", str(FPS), "-bf", "0", "-pix_fmt", "yuv420p"]
 
 
 def free_port(kind=socket.SOCK_STREAM) -> int:
@@ -120,14 +124,18 @@ class Player:
     """`ffmpeg` reading an RTMP stream with no buffering; per decoded frame: arrival time
     (CLOCK_MONOTONIC), timestamp and the frame, shrunk to 64x36 RGB."""
 
-    def __init__(self, procs: Processes, url: str):
-        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "info", "-fflags", "nobuffer", "-flags", "low_delay",
-               "-probesize", "32", "-analyzeduration", "0", "-rw_timeout", "30000000", "-i", url,
-               "-vf", f"showinfo,scale={SMALL_W}:{SMALL_H}", "-pix_fmt", "rgb24", "-f", "rawvideo", "-flush_packets", "1", "-"]
+    def __init__(self, procs: Processes, url: str, copyts: bool = False):
+        # One output frame per decoded frame; with `copyts`, the stream's own timestamps.
+        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info"] + (["-copyts"] if copyts else []) + [
+               "-fflags", "nobuffer", "-flags", "low_delay",
+               "-probesize", "5000000", "-analyzeduration", "3000000", "-rw_timeout", "30000000", "-i", url, "-map", "0:v:0",
+               "-vf", f"showinfo,scale={SMALL_W}:{SMALL_H}", "-fps_mode", "passthrough", "-pix_fmt", "rgb24",
+               "-f", "rawvideo", "-flush_packets", "1", "-"]
         self.proc = procs.start(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.arrivals: list[float] = []
         self.frames: list[bytes] = []
         self.pts: list[float] = []
+        self.problems: list[str] = []
         self.lock = threading.Lock()
         threading.Thread(target=self._read_frames, daemon=True).start()
         threading.Thread(target=self._read_info, daemon=True).start()
@@ -146,6 +154,8 @@ class Player:
     def _read_info(self):
         pattern = re.compile(rb"pts_time:\s*([-0-9.]+)")
         for line in self.proc.stderr:
+            if b"pts_time" not in line:
+                self.problems.append(line.decode(errors="replace").strip())
             m = pattern.search(line)
             if m:
                 with self.lock:
@@ -166,13 +176,13 @@ def pixel(frame: bytes, x: int, y: int) -> tuple[int, int, int]:
 
 
 class FlashSender:
-    """Raw grey frames written at their wall-clock instants into ffmpeg; every second one white
+    """Raw grey frames written at their wall-clock instants into ffmpeg; every two seconds one white
     frame, whose writing instant is noted."""
 
     def __init__(self, procs: Processes, output_args: list[str], seconds: float):
+        # With a (silent) voice as a host's app sends it, so both paths carry audio and video.
         cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "gray",
-               "-s", f"{W}x{H}", "-r", str(FPS), "-i", "-", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
-               "-g", str(FPS), "-bf", "0", "-pix_fmt", "yuv420p"] + output_args
+               "-s", f"{W}x{H}", "-r", str(FPS), "-i", "-", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo"] + output_args
         self.proc = procs.start(cmd, stdin=subprocess.PIPE)
         self.flashes: list[float] = []
         self.seconds = seconds
@@ -187,7 +197,7 @@ class FlashSender:
             delay = due - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
-            flash = n % FPS == FPS // 2
+            flash = n % FLASH_EVERY == FLASH_EVERY // 2
             try:
                 self.proc.stdin.write(white if flash else dark)
                 self.proc.stdin.flush()
@@ -216,7 +226,7 @@ def flash_delays(sent: list[float], arrivals: list[float], frames: list[bytes]) 
         bright = brightness(frame) > 140
         if bright and not was_bright:
             earlier = [s for s in sent if s <= arrival]
-            if earlier and arrival - earlier[-1] < 0.9:
+            if earlier and arrival - earlier[-1] < 0.95 * FLASH_EVERY / FPS:
                 delays.append(arrival - earlier[-1])
         was_bright = bright
     return delays
@@ -225,7 +235,8 @@ def flash_delays(sent: list[float], arrivals: list[float], frames: list[bytes]) 
 def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tuple[list[float], list[float]]:
     # (a) straight to nginx.
     direct_name = f"direct-{tag}"
-    sender = FlashSender(procs, ["-f", "flv", f"{rtmp}/{direct_name}"], seconds)
+    sender = FlashSender(procs, ["-map", "0:v", "-map", "1:a"] + VIDEO_CODEC + ["-c:a", "aac", "-b:a", "64k", "-shortest",
+                                 "-f", "flv", f"{rtmp}/{direct_name}"], seconds)
     time.sleep(1.0)
     player = Player(procs, f"{rtmp}/{direct_name}")
     sender.join()
@@ -235,9 +246,10 @@ def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tu
     direct = flash_delays(sender.flashes, arrivals, frames)
 
     # (b) RTP into a Tessera task, published to nginx.
-    port = free_udp_pair()
+    port, audio_port = free_udp_pair(), free_udp_pair()
     sdp = (f"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=flash\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
-           f"m=video {port} RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\n")
+           f"m=video {port} RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\n"
+           f"m=audio {audio_port} RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n")
     task_id = f"flash-{tag}"
     doc = {"taskId": task_id, "pace": "realtime", "inputs": [{"id": "cam", "rtp": {"sdp": sdp}}],
            "encoder": {"video": {"width": W, "height": H, "fps": FPS, "bitrateKbps": 1500, "preset": "veryfast",
@@ -247,7 +259,10 @@ def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tu
     code, body = api.call("POST", "/v1/tasks", doc)
     if code != 201:
         raise SystemExit(f"POST answered {code}: {body}")
-    sender = FlashSender(procs, ["-f", "rtp", "-payload_type", "96", f"rtp://127.0.0.1:{port}?rtcpport={port + 1}"], seconds)
+    sender = FlashSender(procs, ["-map", "0:v"] + VIDEO_CODEC + ["-f", "rtp", "-payload_type", "96",
+                                 f"rtp://127.0.0.1:{port}?rtcpport={port + 1}",
+                                 "-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-shortest", "-f", "rtp", "-payload_type", "111",
+                                 f"rtp://127.0.0.1:{audio_port}?rtcpport={audio_port + 1}"], seconds)
     time.sleep(1.5)
     player = Player(procs, f"{rtmp}/{task_id}")
     sender.join()
@@ -256,6 +271,8 @@ def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tu
     procs.stop(player.proc)
     api.call("DELETE", f"/v1/tasks/{task_id}")
     via = flash_delays(sender.flashes, arrivals, frames)
+    if not arrivals:
+        print(f"# the player of {task_id} saw no frame: {player.problems[-12:]}", file=sys.stderr)
     return direct, via
 
 
@@ -280,23 +297,23 @@ def clock_zero(log: Path, task_id: str, timeout: float = 10) -> float:
     raise SystemExit(f"no output-clock line for {task_id} in {log}")
 
 
-def measure_post_and_patch(procs, rtmp, api, mode: str, media: Path, log: Path, tag: str) -> tuple[float, float, float]:
+def measure_post_and_patch(procs, rtmp, api, mode: str, media: Path, log: Path, tag: str) -> tuple[float, float, float, float]:
     task_id = f"patch-{tag}"
     url = f"{rtmp}/{task_id}"
-    player = Player(procs, url)
+    player = Player(procs, url, copyts=True)
     time.sleep(1.0)  # the player is waiting on the unpublished stream
     code, body = api.call("POST", "/v1/tasks", colour_task(task_id, url, "#0000FF", mode, media))
-    posted = time.monotonic()
+    posted, posted_wall = time.monotonic(), time.time()
     if code != 201:
         raise SystemExit(f"POST answered {code}: {body}")
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and not player.snapshot()[0]:
-        time.sleep(0.01)
-    arrivals, _, _ = player.snapshot()
-    if not arrivals:
-        raise SystemExit("the player saw no frame within 15 s of the POST")
-    first_frame_ms = (arrivals[0] - posted) * 1000
     zero = clock_zero(log, task_id)
+    published = log.parent / f"published-{task_id}"
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not (published.exists() and published.read_text().strip()):
+        time.sleep(0.01)
+    if not published.exists():
+        raise SystemExit("nginx ran no exec_publish (libnginx-mod-rtmp without exec?)")
+    publish_ms = (float(published.read_text()) - posted_wall) * 1000
     time.sleep(2.0)
     doc = colour_task(task_id, url, "#FF0000", mode, media)
     code, body = api.call("PATCH", f"/v1/tasks/{task_id}", {"layout": doc["layout"]})
@@ -307,21 +324,22 @@ def measure_post_and_patch(procs, rtmp, api, mode: str, media: Path, log: Path, 
     arrivals, frames, pts = player.snapshot()
     procs.stop(player.proc)
     api.call("DELETE", f"/v1/tasks/{task_id}")
-    # Frame index from the timestamp: the player joined before the first frame, frame 0.
+    # Frame index from the stream timestamp: frame N at N / fps plus the AAC priming every Tessera
+    # output is shifted by (1024 samples at 48 kHz).
     count = min(len(frames), len(pts))
     for frame, t in zip(frames[:count], pts[:count]):
         r, g, b = pixel(frame, SMALL_W - 4, SMALL_H - 4)
         if r > 150 and b < 100:
-            index = round((t - pts[0]) * FPS)
+            index = round((t - 1024 / 48000) * FPS)
             left = zero + index / FPS
-            return first_frame_ms, (left - patched) * 1000, (left - patched) * FPS
+            return publish_ms, (zero - posted) * 1000, (left - patched) * 1000, (left - patched) * FPS
     raise SystemExit("no red frame after the PATCH")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tessera", default=str(REPO / ".build" / "release" / "tessera"))
-    parser.add_argument("--seconds", type=float, default=12, help="length of each flash run [12]")
+    parser.add_argument("--seconds", type=float, default=20, help="length of each flash run [20]")
     parser.add_argument("--work", default=str(HERE / ".work" / "latency"))
     args = parser.parse_args()
     for tool in ("ffmpeg", "nginx"):
@@ -350,7 +368,8 @@ worker_processes 1;
 pid {work}/nginx/nginx.pid;
 error_log {work}/nginx/error.log info;
 events {{ worker_connections 256; }}
-rtmp {{ server {{ listen 127.0.0.1:{rtmp_port}; chunk_size 4096; application live {{ live on; record off; }} }} }}
+rtmp {{ server {{ listen 127.0.0.1:{rtmp_port}; chunk_size 4096; application live {{ live on; record off;
+    exec_publish /bin/sh -c "date +%s.%N > {work}/published-$name"; }} }} }}
 """)
         procs.start(["nginx", "-p", str(work / "nginx"), "-c", str(conf), "-e", str(work / "nginx" / "error.log")],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -370,16 +389,18 @@ rtmp {{ server {{ listen 127.0.0.1:{rtmp_port}; chunk_size 4096; application liv
             direct, via = measure_flashes(procs, rtmp, api, mode, args.seconds, mode)
             if not direct or not via:
                 raise SystemExit(f"{mode}: flashes seen direct {len(direct)}, via Tessera {len(via)}")
-            first_ms, patch_ms, patch_frames = measure_post_and_patch(procs, rtmp, api, mode, media, log, mode)
+            first_ms, zero_ms, patch_ms, patch_frames = measure_post_and_patch(procs, rtmp, api, mode, media, log, mode)
             d, v = statistics.median(direct) * 1000, statistics.median(via) * 1000
-            results[mode] = (d, v, v - d, first_ms, patch_ms, patch_frames, len(direct), len(via))
+            results[mode] = (d, v, v - d, first_ms, zero_ms, patch_ms, patch_frames, len(direct), len(via))
         print()
-        print(f"{'mode':8} {'direct ms':>10} {'via tessera':>12} {'added ms':>9} {'POST→1st frame':>15} "
+        print(f"{'mode':8} {'direct ms':>10} {'via tessera':>12} {'added ms':>9} {'POST→publish':>13} {'(clock zero)':>13} "
               f"{'PATCH→frame ms':>15} {'frames':>7}  flashes")
-        for mode, (d, v, added, first_ms, patch_ms, patch_frames, nd, nv) in results.items():
-            print(f"{mode:8} {d:10.0f} {v:12.0f} {added:9.0f} {first_ms:15.0f} {patch_ms:15.1f} {patch_frames:7.2f}  {nd}/{nv}")
+        for mode, (d, v, added, first_ms, zero_ms, patch_ms, patch_frames, nd, nv) in results.items():
+            print(f"{mode:8} {d:10.0f} {v:12.0f} {added:9.0f} {first_ms:13.0f} {zero_ms:13.0f} {patch_ms:15.1f} {patch_frames:7.2f}  {nd}/{nv}")
         print()
         print("direct: sender → nginx → player; via tessera: sender → RTP → Tessera → nginx → player (medians);")
+        print("POST→publish: the POST answering to nginx-rtmp starting the stream's publish (exec_publish; the first")
+        print("media packets follow at once); (clock zero): to the worker's output clock starting;")
         print("PATCH→frame: when the first frame showing the update left Tessera's output clock, after the PATCH answered")
         print("(negative: the frame was due before the answer reached the client).")
     finally:

@@ -61,6 +61,15 @@ final class InputChannel: @unchecked Sendable {
         return true
     }
 
+    /// Drops queued pictures at or after `pts` (the input was moved earlier: they would now come
+    /// after pictures that follow them).
+    func discardQueuedPictures(from pts: Int64) {
+        condition.lock()
+        queue.removeAll { $0.ptsMicroseconds >= pts }
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// A picture no output frame will show (so it was never scaled): counted, and its end noted.
     func skip(endMicroseconds end: Int64) {
         condition.lock()

@@ -235,17 +235,34 @@ final class InputWorker: MediaSink, @unchecked Sendable {
 
     /// Input time → output timeline. Live, the first media of a connection fixes the offset and
     /// reading is held back to `liveLatencyMicroseconds` ahead of the output.
+    ///
+    /// Media that arrives by itself (RTP) is placed by whatever came first; if that came late — a
+    /// burst after a stall, as at a start-up or when an SFU forwards a cached keyframe with what
+    /// followed it — everything after would stay that late for the whole call. So media found
+    /// further ahead than the latency allows pulls the input earlier: it runs the latency ahead of
+    /// its earliest media, not its first. Pictures queued under the old placement are dropped (they
+    /// would now come after newer ones); audio overlapping what is buffered is skipped.
     private func place(_ inputMicroseconds: Int64) -> Int64 {
         guard let clock else { return offsetMicroseconds + inputMicroseconds }
+        let earliest = max(input.startAtMicroseconds, clock.nowMicroseconds + liveLatencyMicroseconds)
         if needsPlacement {
             needsPlacement = false
-            let earliest = clock.nowMicroseconds + liveLatencyMicroseconds
-            offsetMicroseconds = max(input.startAtMicroseconds, earliest) - inputMicroseconds
+            offsetMicroseconds = earliest - inputMicroseconds
         }
-        let pts = offsetMicroseconds + inputMicroseconds
-        if paced { clock.sleep(until: pts - liveLatencyMicroseconds, unless: interrupt) }
+        var pts = offsetMicroseconds + inputMicroseconds
+        if paced {
+            clock.sleep(until: pts - liveLatencyMicroseconds, unless: interrupt)
+        } else if pts - earliest > Self.placementSlackMicroseconds {
+            offsetMicroseconds -= pts - earliest
+            pts = earliest
+            channel.discardQueuedPictures(from: pts)
+        }
         return pts
     }
+
+    /// How far ahead of its latency real-time media may run before the input is pulled earlier:
+    /// more than the jitter of a steady stream, so a steady stream is never moved.
+    static let placementSlackMicroseconds: Int64 = 30_000
 
     private func markLive() {
         guard let clock else { return }
