@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Node-to-node forwarding of API requests in a cluster.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Tests parse the OpenAPI document (a YAML resource) to check it against the routes and types.
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -75,7 +77,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            resources: [.copy("Resources/openapi.yaml")]
         ),
         .executableTarget(
             name: "tessera",
@@ -90,9 +93,10 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraEngine",
+                "TesseraServer", "TesseraEngine", "TesseraCore", "TesseraMedia",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(name: "tessera-store-bench", dependencies: ["TesseraStore"], path: "bench/StoreBench"),

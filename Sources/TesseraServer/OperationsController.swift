@@ -6,8 +6,6 @@ struct OperationsController<Context: RequestContext>: Sendable {
     let service: any TaskService
     let metrics: TesseraMetrics
     let taskMetrics: TaskMetricsCollector
-    /// Served as is: built once, with the bearer requirement when the server has a token.
-    let openAPIDocument: [UInt8]
 
     var routes: [APIRoute<Context>] {
         [
@@ -41,6 +39,7 @@ struct OperationsController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {
-        Responses.bytes(openAPIDocument, contentType: "application/yaml; charset=utf-8")
+        guard let document = OpenAPIDocument.bytes else { throw ServiceError.internalError }
+        return Responses.bytes(document, contentType: "application/yaml; charset=utf-8")
     }
 }

@@ -17,8 +17,7 @@ public struct TesseraRouter {
     public init(service: any TaskService, configuration: ServerConfiguration, metrics: TesseraMetrics) {
         let tasks = TasksController<TesseraRequestContext>(service: service, maxBodyBytes: configuration.maxBodyBytes)
         let operations = OperationsController<TesseraRequestContext>(
-            service: service, metrics: metrics, taskMetrics: TaskMetricsCollector(registry: metrics.registry),
-            openAPIDocument: Array(OpenAPIDocument.yaml(requiresToken: configuration.apiToken != nil).utf8))
+            service: service, metrics: metrics, taskMetrics: TaskMetricsCollector(registry: metrics.registry))
         let all = tasks.routes + operations.routes
         let table = RouteTable(all.map(\.signature))
 

@@ -2,10 +2,18 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TesseraCore
+import TesseraEngine
+import TesseraMedia
 import TesseraServer
+import Yams
 
+/// `Resources/openapi.yaml`, parsed, against what the server really does: its routes, its auth,
+/// and the JSON its Codable types write.
 @Suite struct OpenAPITests {
-    func document(apiToken: String? = nil) async throws -> (String, String?) {
+    static let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
+
+    func served(apiToken: String? = nil) async throws -> (text: String, contentType: String?) {
         let server = TestServer(apiToken: apiToken)
         return try await server.app().test(.router) { client in
             let response = try await client.execute(uri: "/openapi.yaml", method: .get, headers: bearer(apiToken ?? ""))
@@ -14,122 +22,164 @@ import TesseraServer
         }
     }
 
-    @Test func isServedAsYAML() async throws {
-        let (text, contentType) = try await document()
-        #expect(contentType?.hasPrefix("application/yaml") == true)
-        #expect(text.hasPrefix("openapi: 3.0."))
+    func document() async throws -> [String: Any] {
+        try #require(yamlMap(try Yams.load(yaml: try await served().text)))
     }
 
-    @Test(arguments: [nil, "token"])
-    func isWellFormedYAML(apiToken: String?) async throws {
-        let (text, _) = try await document(apiToken: apiToken)
-        let problems = YAMLShape.problems(text)
-        #expect(problems.isEmpty, "\(problems.prefix(5))")
-    }
-
-    /// The bearer requirement is documented exactly when the server asks for a token.
-    @Test func securityFollowsTheConfiguration() async throws {
-        let (open, _) = try await document()
-        #expect(!open.contains("\nsecurity:"))
-        let (guarded, _) = try await document(apiToken: "token")
-        #expect(guarded.contains("\nsecurity:\n  - bearerAuth: []\n"))
-        // /healthz is open either way.
-        #expect(guarded.contains("operationId: healthz\n      summary: Liveness\n      description: Needs no token.\n      security: []"))
-    }
-
-    @Test func listsEveryRouteOfTheRouter() async throws {
-        let (text, _) = try await document()
-        let documented = YAMLShape.operations(text)
-        let server = TestServer()
-        let routes = TesseraRouter(service: server.service, configuration: server.configuration, metrics: server.metrics).routes
-        #expect(routes.routes.count == 10)
-        for route in routes.routes {
-            #expect(documented.contains("\(route.method.lowercased()) \(route.path)"), "\(route) missing from openapi.yaml")
-        }
-        #expect(documented.count == routes.routes.count, "\(documented)")
-    }
-
-    @Test func describesTheTaskDocumentStatusAndError() async throws {
-        let (text, _) = try await document()
-        for schema in ["TaskDocument", "TaskUpdate", "TaskStatus", "InputStatus", "OutputStatus", "Error", "Region",
-                       "VideoEncoder", "AudioEncoder"] {
-            #expect(text.contains("\n    \(schema):\n"), "\(schema)")
-        }
-        // Every field of SPEC §1, by name.
-        for field in ["taskId", "mode", "pace", "maxDurationSeconds", "idleTimeoutSeconds", "callbackUrl", "inputs",
-                      "url", "rtp", "sdp", "allocate", "loop", "startAtMs", "encoder", "width", "height", "fps",
-                      "bitrateKbps", "gopSeconds", "codec", "preset", "sampleRate", "channels", "backgroundColor",
-                      "backgroundImage", "template", "regions", "input", "image", "units", "x", "y", "zOrder",
-                      "alpha", "renderMode", "placeholderImage", "volumes", "outputs", "sequence"] {
-            #expect(text.contains("\n        \(field):\n") || text.contains("\n            \(field):\n")
-                    || text.contains("\n          \(field):\n"), "\(field)")
-        }
-    }
-}
-
-/// Enough of YAML's block structure to catch a broken hand-written document: no tabs, even
-/// indentation, every line a `key:`, `key: value`, `- item` or a continuation of a folded
-/// scalar, no key twice in one mapping, and balanced quotes and brackets.
-enum YAMLShape {
-    static func problems(_ text: String) -> [String] {
-        var problems: [String] = []
-        // Keys seen per open mapping, by indentation.
-        var keysByIndent: [Int: Set<String>] = [:]
-        var foldedIndent: Int?
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = String(raw)
-            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-            if line.contains("\t") { problems.append("\(number + 1): tab"); continue }
-            let indent = line.prefix { $0 == " " }.count
-            if let folded = foldedIndent, indent > folded { continue }
-            foldedIndent = nil
-            if indent % 2 != 0 { problems.append("\(number + 1): odd indentation") }
-            for key in keysByIndent.keys where key > indent { keysByIndent[key] = nil }
-            var content = line.dropFirst(indent)
-            if content.hasPrefix("- ") {
-                // A list item opens a new mapping.
-                keysByIndent[indent + 2] = []
-                content = content.dropFirst(2)
-                if !content.contains(":") || content.hasPrefix("{") { continue }   // a scalar item
-            }
-            guard let colon = content.firstIndex(of: ":") else {
-                problems.append("\(number + 1): not a key: \(line)")
-                continue
-            }
-            let key = String(content[..<colon])
-            let value = content[content.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            let keyIndent = line.count - content.count
-            if keysByIndent[keyIndent, default: []].contains(key) { problems.append("\(number + 1): duplicate key \(key)") }
-            keysByIndent[keyIndent, default: []].insert(key)
-            if value == ">-" || value == "|" || value == ">" { foldedIndent = keyIndent }
-            for (open, close) in [("[", "]"), ("{", "}")] where value.filter({ String($0) == open }).count
-                != value.filter({ String($0) == close }).count {
-                problems.append("\(number + 1): unbalanced \(open)\(close)")
-            }
-            if value.hasPrefix("'") && !value.hasSuffix("'") { problems.append("\(number + 1): unclosed quote") }
-            if !value.hasPrefix("'") && !value.hasPrefix("\"") && value.contains(": ") {
-                problems.append("\(number + 1): unquoted \": \" in a value")
-            }
-        }
-        return problems
-    }
-
-    /// `method path` for every operation under `paths:`.
-    static func operations(_ text: String) -> Set<String> {
-        var operations: Set<String> = []
-        var inPaths = false
-        var path: String?
-        let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
-        for line in text.split(separator: "\n") {
-            if !line.hasPrefix(" ") { inPaths = line == "paths:"; continue }
-            guard inPaths else { continue }
-            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
-                path = String(line.dropFirst(2).dropLast())
-            } else if line.hasPrefix("    "), !line.hasPrefix("     "), let path {
-                let key = String(line.dropFirst(4).prefix { $0 != ":" })
-                if methods.contains(key) { operations.insert("\(key) \(path)") }
+    /// `method path` → the operation object, for every operation under `paths`.
+    func operations(_ document: [String: Any]) -> [String: [String: Any]] {
+        var operations: [String: [String: Any]] = [:]
+        for (path, item) in yamlMap(document["paths"]) ?? [:] {
+            for (method, operation) in yamlMap(item) ?? [:] where Self.methods.contains(method) {
+                operations["\(method.uppercased()) \(path)"] = yamlMap(operation) ?? [:]
             }
         }
         return operations
+    }
+
+    var routes: [RouteSignature] {
+        let server = TestServer()
+        return TesseraRouter(service: server.service, configuration: server.configuration, metrics: server.metrics).routes.routes
+    }
+
+    @Test func isServedAsYAMLWithOrWithoutAToken() async throws {
+        let (text, contentType) = try await served()
+        #expect(contentType?.hasPrefix("application/yaml") == true)
+        #expect((try yamlMap(Yams.load(yaml: text))?["openapi"] as? String)?.hasPrefix("3.0.") == true)
+        // The file is served as it is, whatever the configuration.
+        #expect(try await served(apiToken: "token").text == text)
+    }
+
+    @Test func listsEveryRouteOfTheRouterAndNoOther() async throws {
+        let documented = Set(operations(try await document()).keys)
+        let routed = Set(routes.map { "\($0.method) \($0.path)" })
+        #expect(routed.count == 10)
+        #expect(routed.subtracting(documented).isEmpty, "routes missing from openapi.yaml: \(routed.subtracting(documented))")
+        #expect(documented.subtracting(routed).isEmpty, "documented but not routed: \(documented.subtracting(routed))")
+    }
+
+    /// The bearer scheme applies everywhere but on the routes that ask no token, which say `security: []`.
+    @Test func documentsWhichRoutesAskTheToken() async throws {
+        let document = try await document()
+        let security = try #require(document["security"] as? [Any])
+        #expect(security.count == 1 && yamlMap(security.first)?["bearerAuth"] != nil)
+        let operations = operations(document)
+        for route in routes {
+            let override = operations["\(route.method) \(route.path)"]?["security"] as? [Any]
+            if route.requiresAuth {
+                #expect(override == nil, "\(route) must not drop the token requirement")
+            } else {
+                #expect(override?.isEmpty == true, "\(route) asks no token: it needs security: []")
+            }
+        }
+    }
+
+    @Test func statusAndWebhookEventsMatchTheirCodableTypes() async throws {
+        let check = OpenAPISchemaCheck(document: try await document())
+        let status = Samples.fullStatus
+        try check.check(JSONEncoder().encode(status), against: "TaskStatus", sample: "status")
+        try check.check(JSONEncoder().encode(TaskStatus(taskId: "t", state: .starting, startedAt: "2026-01-01T00:00:00Z")),
+                        against: "TaskStatus", sample: "bare status")
+        for (index, change) in Samples.changes.enumerated() {
+            let payload = WebhookPayload(change: change, sequence: Int64(index + 1), timestamp: Date(), status: status)
+            try check.check(payload.encoded(), against: "WebhookEvent", sample: change.eventName)
+        }
+        #expect(check.problems.isEmpty, "\(check.problems)")
+        for schema in ["TaskStatus", "InputStatus", "OutputStatus", "WebhookEvent"] {
+            let unused = check.declaredProperties(of: schema).subtracting(check.used)
+            #expect(unused.isEmpty, "declared in openapi.yaml but never written: \(unused.sorted())")
+        }
+    }
+
+    @Test func taskDocumentMatchesItsCodableType() async throws {
+        let check = OpenAPISchemaCheck(document: try await document())
+        for (index, document) in Samples.taskDocuments.enumerated() {
+            try check.check(JSONEncoder().encode(document), against: "TaskDocument", sample: "document \(index)")
+        }
+        #expect(check.problems.isEmpty, "\(check.problems)")
+        let unused = ["TaskDocument", "Input", "RTPInput", "Encoder", "VideoEncoder", "AudioEncoder", "Layout", "Region",
+                      "AudioMix", "Output"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
+            .subtracting(check.used)
+        #expect(unused.isEmpty, "declared in openapi.yaml but not in TaskDocument: \(unused.sorted())")
+    }
+
+    /// Answers of the real routes: the task list, a created task, and error bodies with a path and issues.
+    @Test func answersMatchTheirSchemas() async throws {
+        let check = OpenAPISchemaCheck(document: try await document())
+        let answers: [(body: Data, schema: String, sample: String)] = try await TestServer().app().test(.router) { client in
+            let created = try await client.execute(uri: "/v1/tasks", method: .post, headers: jsonHeaders(), body: buffer(taskBody))
+            #expect(created.status == .created)
+            let list = try await client.execute(uri: "/v1/tasks", method: .get)
+            let invalid = try await client.execute(uri: "/v1/tasks", method: .post, headers: jsonHeaders(), body: buffer("{}"))
+            #expect(invalid.status == .badRequest && invalid.errorBody?.issues?.count == 2)
+            let missing = try await client.execute(uri: "/v1/tasks/nope", method: .get)
+            #expect(missing.status == .notFound)
+            return [(created, "TaskStatus", "POST /v1/tasks"), (list, "TaskList", "GET /v1/tasks"), (invalid, "Error", "400"),
+                    (missing, "Error", "404")].map { (Data($0.0.body.readableBytesView), $0.1, $0.2) }
+        }
+        for answer in answers { try check.check(answer.body, against: answer.schema, sample: answer.sample) }
+        #expect(check.problems.isEmpty, "\(check.problems)")
+        #expect(check.used.isSuperset(of: ["Error.error.path", "Error.error.issues", "TaskList.tasks"]), "\(check.used)")
+    }
+
+    /// A sample that breaks the schema is reported: the check can fail.
+    @Test func theCheckFindsUndeclaredAndMissingKeys() async throws {
+        let check = OpenAPISchemaCheck(document: try await document())
+        try check.check(Data(#"{"taskId": "t", "surprise": 1, "inputs": [{"id": "a", "colour": "red"}]}"#.utf8),
+                        against: "TaskStatus", sample: "broken")
+        #expect(check.problems.contains("broken: surprise is not declared in TaskStatus"))
+        #expect(check.problems.contains("broken.inputs[0]: colour is not declared in InputStatus"))
+        #expect(check.problems.contains("broken.inputs[0]: required state missing"))
+        #expect(check.problems.contains("broken: required outputs missing"))
+    }
+}
+
+/// Samples with every optional field set, so an undocumented key cannot hide behind a nil.
+enum Samples {
+    static var fullStatus: TaskStatus {
+        var packets = PacketCounters()
+        packets.received = 10
+        let input = InputStatus(id: "cam", state: .live, frames: 30, drops: 1, lastError: "late",
+                                rtp: RTPStatus(videoPort: 5004, audioPort: 5006, sdp: "v=0"), packets: packets,
+                                rotation: 90, flip: true)
+        var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
+        output.files = ["room.mp4"]
+        var status = TaskStatus(taskId: "room", state: .running, reason: "because", startedAt: "2026-01-01T00:00:00Z",
+                                uptimeSeconds: 1, frames: 30, fps: 30, bitrateKbps: 2500, lateFrames: 0, sequence: 3,
+                                inputs: [input], outputs: [output])
+        status.workerPid = 42
+        status.workerRestarts = 1
+        status.node = "node-a"
+        return status
+    }
+
+    static var changes: [WebhookChange] {
+        [.task(TaskChange(state: .running, previousState: .starting, reason: "r")),
+         .input(InputChange(id: "cam", state: .live, previousState: .waiting, lastError: "e")),
+         .inputRTP(InputChange(id: "cam", state: .live, previousState: nil, rtp: RTPStatus(videoPort: 1, audioPort: 2, sdp: "v=0"))),
+         .output(OutputChange(url: "rtmp://cdn/live/****", state: .live, previousState: .connecting, lastError: "e"))]
+    }
+
+    static var taskDocuments: [TaskDocument] {
+        let video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast")
+        let encoder = EncoderSpec(video: video, audio: AudioEncoderSpec(sampleRate: 48000, channels: 2, bitrateKbps: 128, codec: "aac"))
+        let regions = [
+            RegionSpec(input: "cam", units: "pixels", x: 0, y: 0, width: 640, height: 360, zOrder: 1, alpha: 1,
+                       renderMode: "crop", backgroundColor: "#000000", placeholderImage: "p.png",
+                       sourceCrop: SourceCropSpec(x: 0, y: 0, width: 1, height: 1), cornerRadius: 8, maskImage: "m.png"),
+            RegionSpec(image: "logo.png", x: 0, y: 0, width: 10, height: 10),
+            RegionSpec(text: "hi", x: 0, y: 0, width: 10, height: 10, fontSize: 20, color: "#FFFFFF", font: "f.ttf", align: "left"),
+        ]
+        let full = TaskDocument(
+            taskId: "room", mode: "mix", pace: "realtime", maxDurationSeconds: 60, idleTimeoutSeconds: 30,
+            callbackUrl: "http://hooks/x",
+            inputs: [InputSpec(id: "cam", url: "a.mp4", loop: true, startAtMs: 0, silenceTimeoutMs: 2000),
+                     InputSpec(id: "sfu", rtp: RTPSpec(sdp: "v=0")),
+                     InputSpec(id: "alloc", rtp: RTPSpec(allocate: RTPAllocation(video: "H264", audio: "opus")))],
+            encoder: encoder,
+            layout: LayoutSpec(backgroundColor: "#000000", backgroundImage: "bg.png", template: "grid", regions: regions),
+            audio: AudioSpec(inputs: ["cam"], volumes: ["cam": 100]),
+            outputs: [OutputSpec(url: "out.mp4")])
+        return [full, TaskDocument(inputs: [InputSpec(id: "a", url: "a.mp4")], outputs: [OutputSpec(url: "o.mp4")])]
     }
 }

@@ -41,17 +41,9 @@ public struct TemplateLibrary: Sendable {
 
     /// The templates shipped with Tessera, loaded on first use and then kept.
     public static let bundled: TemplateLibrary = {
-        // Look next to the executable first: SwiftPM's `Bundle.module` stops the process with a
-        // fatal error when the bundle is missing, and a library must not do that on a bad install.
-        let name = "Tessera_TesseraCore.resources"
-        let beside = [Bundle.main.bundleURL, Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()]
-            .compactMap { $0?.appendingPathComponent(name) }
-            .first { FileManager.default.fileExists(atPath: $0.path) }
-        if let beside {
-            // On Linux the bundle is a plain directory; on Darwin it has Contents/Resources.
-            let flat = beside.appendingPathComponent("templates")
-            let nested = beside.appendingPathComponent("Contents/Resources/templates")
-            return TemplateLibrary(directory: FileManager.default.fileExists(atPath: flat.path) ? flat : nested)
+        // A library must not stop the process on a bad install, which `Bundle.module` would do.
+        if let resources = InstalledResources.directory(ofBundle: "Tessera_TesseraCore.resources") {
+            return TemplateLibrary(directory: resources.appendingPathComponent("templates"))
         }
         guard let resources = Bundle.module.resourceURL else {
             return TemplateLibrary(templates: [], loadErrors: ["the TesseraCore resource bundle has no resources"])
