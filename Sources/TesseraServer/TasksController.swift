@@ -27,7 +27,8 @@ struct TasksController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func create(_ request: Request, context: Context) async throws -> Response {
-        let body = try await RequestBodyReader.read(request, limit: maxBodyBytes)
+        var request = request
+        let body = try await request.collectBody(limit: maxBodyBytes)
         let status = try await service.create(body)
         context.logger.info("task started", metadata: ["task_id": .string(status.taskId)])
         var headers = HTTPFields()
@@ -45,7 +46,8 @@ struct TasksController<Context: RequestContext>: Sendable {
 
     @Sendable func update(_ request: Request, context: Context) async throws -> Response {
         let id = try taskId(context)
-        let body = try await RequestBodyReader.read(request, limit: maxBodyBytes)
+        var request = request
+        let body = try await request.collectBody(limit: maxBodyBytes)
         let status = try await service.update(id, body)
         context.logger.info("task updated", metadata: ["sequence": .string(status.sequence.map(String.init) ?? "none")])
         return try Responses.json(status)
