@@ -46,6 +46,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private var decodeErrors = 0
     /// How the newest picture was turned upright, for the status; nil before the first picture.
     private var orientation: PictureOrientation?
+    /// The newest picture's display size, for the status's `drawSize`.
+    private var displaySize: PixelSize?
 
     /// How far ahead of the output a live input is placed and read: room for network jitter
     /// (`EncoderLatency.inputLatencyMicroseconds`).
@@ -104,11 +106,13 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     var status: InputStatus {
         let counters = channel.counters
         let packets = lock.withLock { reader }?.packetCounters
-        return lock.withLock {
+        var status = lock.withLock {
             InputStatus(id: input.id, state: state, frames: counters.pictures,
                         drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets,
                         rotation: orientation?.rotationDegrees, flip: orientation?.mirrored == true ? true : nil)
         }
+        status.drawSize = layout.largestDrawSize(inputID: input.id, displaySize: lock.withLock { displaySize })
+        return status
     }
 
     /// Whether this input is `live` now (media within the silence timeout).
@@ -202,11 +206,12 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// at — unless no output frame will show it (a faster input than the output: the next picture
     /// takes over before the next frame instant), which is then only counted.
     func picture(_ picture: DecodedPicture) throws -> Bool {
-        let turned = lock.withLock { () -> Bool in
-            defer { orientation = picture.orientation }
-            return orientation != picture.orientation
+        // A new orientation or size changes the status (rotation, drawSize): push it now.
+        let reshaped = lock.withLock { () -> Bool in
+            defer { orientation = picture.orientation; displaySize = picture.displaySize }
+            return orientation != picture.orientation || displaySize != picture.displaySize
         }
-        if turned { stateChanged.notify() }
+        if reshaped { stateChanged.notify() }
         let pts = place(picture.ptsMicroseconds)
         let end = pts + picture.durationMicroseconds
         let sizes = layout.drawSizes(inputID: input.id, displaySize: picture.displaySize)

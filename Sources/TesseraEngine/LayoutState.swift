@@ -30,13 +30,13 @@ public final class LayoutState: @unchecked Sendable {
     func drawSizes(inputID: String, displaySize: PixelSize) -> Set<PixelSize> {
         let (layout, ids) = lock.withLock { (current, inputIDs) }
         guard let layout, let inputIndex = ids.firstIndex(of: inputID) else { return [] }
-        var sizes = Set<PixelSize>()
-        for region in layout.regions {
-            guard case .input(let index) = region.content, index == inputIndex else { continue }
-            let regionSize = PixelSize(width: region.rect.width, height: region.rect.height)
-            sizes.insert(RegionPlacement.scaledSize(source: displaySize, crop: region.sourceCrop, region: regionSize,
-                                                    mode: region.renderMode))
-        }
-        return sizes
+        return Set(layout.drawSizes(inputIndex: inputIndex, displaySize: displaySize))
+    }
+
+    /// The largest size input `inputID` is drawn at (the status's `drawSize`); nil when no region shows it.
+    func largestDrawSize(inputID: String, displaySize: PixelSize?) -> PixelSize? {
+        let (layout, ids) = lock.withLock { (current, inputIDs) }
+        guard let layout, let inputIndex = ids.firstIndex(of: inputID) else { return nil }
+        return layout.largestDrawSize(inputIndex: inputIndex, displaySize: displaySize)
     }
 }

@@ -141,7 +141,7 @@ enum Samples {
         packets.received = 10
         let input = InputStatus(id: "cam", state: .live, frames: 30, drops: 1, lastError: "late",
                                 rtp: RTPStatus(videoPort: 5004, audioPort: 5006, sdp: "v=0"), packets: packets,
-                                rotation: 90, flip: true)
+                                rotation: 90, flip: true, drawSize: PixelSize(width: 640, height: 360))
         var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
         output.files = ["room.mp4"]
         var status = TaskStatus(taskId: "room", state: .running, reason: "because", startedAt: "2026-01-01T00:00:00Z",
@@ -157,6 +157,7 @@ enum Samples {
         [.task(TaskChange(state: .running, previousState: .starting, reason: "r")),
          .input(InputChange(id: "cam", state: .live, previousState: .waiting, lastError: "e")),
          .inputRTP(InputChange(id: "cam", state: .live, previousState: nil, rtp: RTPStatus(videoPort: 1, audioPort: 2, sdp: "v=0"))),
+         .inputDrawSize(InputChange(id: "cam", state: .live, previousState: nil, drawSize: PixelSize(width: 320, height: 180))),
          .output(OutputChange(url: "rtmp://cdn/live/****", state: .live, previousState: .connecting, lastError: "e"))]
     }
 

@@ -1,6 +1,6 @@
+import Foundation
 import TesseraCore
 import TesseraMedia
-import Foundation
 
 /// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are
 /// always redacted (stream key and query hidden).
@@ -70,11 +70,15 @@ public struct InputStatus: Codable, Sendable, Equatable {
     public var audioLevel: Int?
     /// True while `audioLevel` is above the speaking threshold (with hysteresis).
     public var speaking: Bool?
+    /// The largest size the current layout draws this input at (`{"width", "height"}`): an SFU
+    /// forwards the smallest layer that fills it. The regions' sizes before the first picture;
+    /// absent when no region shows the input.
+    public var drawSize: PixelSize?
 
     public init(id: String, state: State, frames: Int64 = 0, drops: Int64 = 0, lastError: String? = nil, rtp: RTPStatus? = nil,
-                packets: PacketCounters? = nil, rotation: Int? = nil, flip: Bool? = nil) {
+                packets: PacketCounters? = nil, rotation: Int? = nil, flip: Bool? = nil, drawSize: PixelSize? = nil) {
         self.id = id; self.state = state; self.frames = frames; self.drops = drops; self.lastError = lastError; self.rtp = rtp
-        self.packets = packets; self.rotation = rotation; self.flip = flip
+        self.packets = packets; self.rotation = rotation; self.flip = flip; self.drawSize = drawSize
     }
 
     /// This status with the input's audio level (unchanged when there is none).

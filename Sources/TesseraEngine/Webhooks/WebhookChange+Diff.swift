@@ -14,15 +14,19 @@ extension WebhookChange {
     ///
     /// - `input.rtp` for each input whose allocated RTP ports are new (the task's first status
     ///   on a node, after `task.state`) or changed.
+    /// - `input.drawSize` for each input whose `drawSize` is new or changed, or gone while the
+    ///   input stays (no region shows it any more), after `input.rtp`.
     ///
     /// Counters (`frames`, `bytes`, …) and `lastError` alone never make an event.
     public static func changes(from previous: TaskStatus?, to current: TaskStatus) -> [WebhookChange] {
         guard let previous else {
             return [.task(TaskChange(state: current.state, previousState: nil, reason: current.reason))]
                 + rtpChanges(from: [], to: current.inputs).map(WebhookChange.inputRTP)
+                + drawSizeChanges(from: [], to: current.inputs).map(WebhookChange.inputDrawSize)
         }
         let parts = inputChanges(from: previous.inputs, to: current.inputs).map(WebhookChange.input)
             + rtpChanges(from: previous.inputs, to: current.inputs).map(WebhookChange.inputRTP)
+            + drawSizeChanges(from: previous.inputs, to: current.inputs).map(WebhookChange.inputDrawSize)
             + outputChanges(from: previous.outputs, to: current.outputs).map(WebhookChange.output)
         guard previous.state != current.state else { return parts }
         let task = WebhookChange.task(TaskChange(state: current.state, previousState: previous.state, reason: current.reason))
@@ -55,6 +59,13 @@ extension WebhookChange {
         current.compactMap { new in
             guard let rtp = new.rtp, previous.first(where: { $0.id == new.id })?.rtp != rtp else { return nil }
             return InputChange(id: new.id, state: new.state, previousState: nil, rtp: rtp)
+        }
+    }
+
+    static func drawSizeChanges(from previous: [InputStatus], to current: [InputStatus]) -> [InputChange] {
+        current.compactMap { new in
+            guard previous.first(where: { $0.id == new.id })?.drawSize != new.drawSize else { return nil }
+            return InputChange(id: new.id, state: new.state, previousState: nil, drawSize: new.drawSize)
         }
     }
 

@@ -1,3 +1,5 @@
+import TesseraCore
+
 /// One state change of a task, one of its inputs or one of its outputs: what a webhook event
 /// reports. `WebhookChange.changes(from:to:)` finds them by comparing two statuses.
 public enum WebhookChange: Sendable, Equatable {
@@ -7,13 +9,17 @@ public enum WebhookChange: Sendable, Equatable {
     /// An input's allocated RTP ports and SDP, when the task gets them (it starts, or moves to
     /// another node, which allocates its own): an SFU controller re-points its forwarder.
     case inputRTP(InputChange)
+    /// An input's `drawSize` in the status changed (a layout update, its first picture, a new
+    /// picture size): an SFU controller switches to the simulcast layer that fills it.
+    case inputDrawSize(InputChange)
 
     /// The `event` field and `X-Tessera-Event` header: `task.state`, `input.state`, `input.added`,
-    /// `input.removed`, `input.rtp`, `output.state`, `output.added`, `output.removed`.
+    /// `input.removed`, `input.rtp`, `input.drawSize`, `output.state`, `output.added`, `output.removed`.
     public var eventName: String {
         switch self {
         case .task: return "task.state"
         case .inputRTP: return "input.rtp"
+        case .inputDrawSize: return "input.drawSize"
         case .input(let change): return "input." + Self.verb(state: change.state, previous: change.previousState)
         case .output(let change): return "output." + Self.verb(state: change.state, previous: change.previousState)
         }
@@ -46,10 +52,13 @@ public struct InputChange: Codable, Sendable, Equatable {
     public var lastError: String?
     /// `input.rtp`: where to send the input's RTP now.
     public var rtp: RTPStatus?
+    /// `input.drawSize`: the input's new largest draw size; absent when no region shows it any more.
+    public var drawSize: PixelSize?
 
     public init(id: String, state: InputStatus.State?, previousState: InputStatus.State?, lastError: String? = nil,
-                rtp: RTPStatus? = nil) {
+                rtp: RTPStatus? = nil, drawSize: PixelSize? = nil) {
         self.id = id; self.state = state; self.previousState = previousState; self.lastError = lastError; self.rtp = rtp
+        self.drawSize = drawSize
     }
 }
 

@@ -30,7 +30,7 @@ public struct WebhookPayload: Encodable, Sendable {
         self.status = status
         switch change {
         case .task(let change): task = change
-        case .input(let change), .inputRTP(let change): input = change
+        case .input(let change), .inputRTP(let change), .inputDrawSize(let change): input = change
         case .output(let change): output = change
         }
     }
