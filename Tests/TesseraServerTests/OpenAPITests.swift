@@ -139,9 +139,11 @@ enum Samples {
     static var fullStatus: TaskStatus {
         var packets = PacketCounters()
         packets.received = 10
-        let input = InputStatus(id: "cam", state: .live, frames: 30, drops: 1, lastError: "late",
+        var input = InputStatus(id: "cam", state: .live, frames: 30, drops: 1, lastError: "late",
                                 rtp: RTPStatus(videoPort: 5004, audioPort: 5006, sdp: "v=0"), packets: packets,
                                 rotation: 90, flip: true, drawSize: PixelSize(width: 640, height: 360))
+        input.audioLevel = 40
+        input.speaking = true
         var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
         output.files = ["room.mp4"]
         var status = TaskStatus(taskId: "room", state: .running, reason: "because", startedAt: "2026-01-01T00:00:00Z",
@@ -162,7 +164,8 @@ enum Samples {
     }
 
     static var taskDocuments: [TaskDocument] {
-        let video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast")
+        let video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast",
+                                     latency: "low")
         let encoder = EncoderSpec(video: video, audio: AudioEncoderSpec(sampleRate: 48000, channels: 2, bitrateKbps: 128, codec: "aac"))
         let regions = [
             RegionSpec(input: "cam", units: "pixels", x: 0, y: 0, width: 640, height: 360, zOrder: 1, alpha: 1,
