@@ -30,7 +30,7 @@ public final class LayoutState: @unchecked Sendable {
     func drawSizes(inputID: String, displaySize: PixelSize) -> Set<PixelSize> {
         let (layout, ids) = lock.withLock { (current, inputIDs) }
         guard let layout, let inputIndex = ids.firstIndex(of: inputID) else { return [] }
-        return Set(layout.drawSizes(inputIndex: inputIndex, displaySize: displaySize))
+        return layout.drawSizes(inputIndex: inputIndex, displaySize: displaySize)
     }
 
     /// The largest size input `inputID` is drawn at (the status's `drawSize`); nil when no region shows it.

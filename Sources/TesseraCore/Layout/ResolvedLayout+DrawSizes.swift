@@ -2,18 +2,23 @@
 /// and what an SFU reads (`inputs[].drawSize`) to forward the smallest simulcast layer that still
 /// fills the input's largest region.
 extension ResolvedLayout {
-    /// One size per region showing input `inputIndex`, in draw order: the whole picture's scaled
-    /// size (`RegionPlacement.scaledSize(source:crop:region:mode:)`) for a picture of `displaySize`.
+    /// The sizes of the regions showing input `inputIndex`: the whole picture's scaled size
+    /// (`RegionPlacement.scaledSize(source:crop:region:mode:)`) for a picture of `displaySize`.
     /// Before the first picture (`displaySize` nil) nothing is known to scale, so each region's own
     /// even size stands in.
-    public func drawSizes(inputIndex: Int, displaySize: PixelSize?) -> [PixelSize] {
-        regions.compactMap { region in
-            guard case .input(let index) = region.content, index == inputIndex else { return nil }
+    public func drawSizes(inputIndex: Int, displaySize: PixelSize?) -> Set<PixelSize> {
+        var sizes = Set<PixelSize>()
+        for region in regions {
+            guard case .input(let index) = region.content, index == inputIndex else { continue }
             let regionSize = PixelSize(width: region.rect.width, height: region.rect.height)
-            guard let displaySize else { return RegionPlacement.scaledSize(source: regionSize, region: regionSize, mode: .stretch) }
-            return RegionPlacement.scaledSize(source: displaySize, crop: region.sourceCrop, region: regionSize,
-                                              mode: region.renderMode)
+            guard let displaySize else {
+                sizes.insert(RegionPlacement.scaledSize(source: regionSize, region: regionSize, mode: .stretch))
+                continue
+            }
+            sizes.insert(RegionPlacement.scaledSize(source: displaySize, crop: region.sourceCrop, region: regionSize,
+                                                    mode: region.renderMode))
         }
+        return sizes
     }
 
     /// The largest of `drawSizes` by area (the wider on a tie), or nil when the input is in no region.
