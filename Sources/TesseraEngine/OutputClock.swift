@@ -232,6 +232,8 @@ final class OutputClock {
             pipeline.retirement.retire("tessera-input-removed") { worker.stop() }
         }
         try outputs.setOutputs(updated.outputs)
+        // Inputs, outputs and draw sizes changed: the status says so now, not at the heartbeat.
+        pipeline.statusChanged.notify()
     }
 
     private func record(frames: Int64, at time: Int64) {
