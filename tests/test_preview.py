@@ -105,3 +105,19 @@ def test_preview_rejects_an_invalid_layout(ws):
     assert r.returncode == 1
     assert "layout.regions[0].input" in r.stderr + r.stdout
     assert not out.exists()
+
+
+def test_preview_of_the_speaker_template(ws):
+    # Three inputs, `main` the third: its box fills the top three quarters, the others sit in the
+    # bottom strip (two 128x90 tiles centred: 192–320 and 320–448), the strip's sides stay background.
+    doc = preview_task(None, 640, 360, template="speaker", main="third")
+    out = ws.root / "speaker.png"
+    r = run_tessera(["preview", ws.write_task(doc), "--output", out], cwd=ws.root)
+    assert r.returncode == 0, r.stderr
+    _, img = read_png_rgb(out)
+    bg = np.array([0x20, 0x20, 0x20])
+    assert differs_from_background(img, (0, 0, 640, 270), bg) > 0.3, "the big picture is not drawn"
+    for tile in ((192, 270, 320, 360), (320, 270, 448, 360)):
+        assert differs_from_background(img, tile, bg) > 0.3, f"strip tile {tile} is not drawn"
+    for side in ((0, 272, 190, 360), (450, 272, 640, 360)):
+        assert differs_from_background(img, side, bg) < 0.02, f"{side} beside the strip should be background"

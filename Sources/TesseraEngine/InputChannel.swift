@@ -15,6 +15,8 @@ final class InputChannel: @unchecked Sendable {
     private let capacity: Int
     private var queue: [DecodedVideoFrame] = []
     private var current: DecodedVideoFrame?
+    /// The picture dropped when the input went silent, for regions with `onVideoLoss: lastFrame`.
+    private var dropped: DecodedVideoFrame?
     private var videoEnded = false
     private var audioEnded = false
     private var failure: Error?
@@ -168,7 +170,15 @@ final class InputChannel: @unchecked Sendable {
     }
 
     /// Forgets the picture on show (a live input went silent: its region shows the placeholder).
-    func dropCurrentPicture() { condition.withLock { current = nil } }
+    func dropCurrentPicture() {
+        condition.withLock {
+            dropped = current ?? dropped
+            current = nil
+        }
+    }
+
+    /// The last picture this input showed, even after its video stopped or ended (nil before any).
+    var lastPicture: DecodedVideoFrame? { condition.withLock { current ?? dropped } }
 
     var counters: (pictures: Int64, dropped: Int64) { condition.withLock { (receivedPictures, droppedPictures) } }
 

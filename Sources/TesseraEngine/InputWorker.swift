@@ -48,6 +48,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private var orientation: PictureOrientation?
     /// The newest picture's display size, for the status's `drawSize`.
     private var displaySize: PixelSize?
+    /// Whether the open source has a video stream; nil until it is open.
+    private var hasVideoStream: Bool?
 
     /// How far ahead of the output a live input is placed and read: room for network jitter
     /// (`EncoderLatency.inputLatencyMicroseconds`).
@@ -126,6 +128,14 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         return receiving
     }
 
+    /// An audio-only participant taking part now: its source has no video stream and it is live
+    /// (offline: it has not ended). `layout.audioOnlySlots` gives it a slot.
+    var isAudioOnlyNow: Bool {
+        lock.withLock {
+            hasVideoStream == false && (isLive ? state == .live : state != .ended && state != .failed)
+        }
+    }
+
     // MARK: Thread bodies
 
     private func runOffline() {
@@ -179,6 +189,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
                                        outputChannels: audioSettings.channels, pool: pool)
         lock.withLock { self.reader = reader }
         paced = !source.arrivesInRealTime
+        lock.withLock { hasVideoStream = source.description.hasVideo }
         if !source.description.hasVideo { channel.finishVideo() }
         if !source.description.hasAudio { channel.finishAudio() }
     }

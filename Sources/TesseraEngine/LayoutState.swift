@@ -10,6 +10,9 @@ public final class LayoutState: @unchecked Sendable {
     private var current: ResolvedLayout?
     /// Input ids in the order the layout's `.input(index)` refers to.
     private var inputIDs: [String]
+    /// Regions not drawn now but maybe soon (an input joining a re-flowing template, the next
+    /// speaker): their inputs are scaled for them too, so the change shows a proper picture.
+    private var standby: [ResolvedRegion] = []
 
     public init(_ layout: ResolvedLayout?, inputIDs: [String]) {
         current = layout
@@ -19,18 +22,27 @@ public final class LayoutState: @unchecked Sendable {
     public var layout: ResolvedLayout? { lock.withLock { current } }
 
     /// Swaps in a new layout and the input order its regions refer to.
-    public func replace(with layout: ResolvedLayout?, inputIDs: [String]) {
+    public func replace(with layout: ResolvedLayout?, inputIDs: [String], standby: [ResolvedRegion] = []) {
         lock.withLock {
             current = layout
             self.inputIDs = inputIDs
+            self.standby = standby
         }
     }
 
     /// The sizes input `inputID` is drawn at, for a picture of `displaySize`.
     func drawSizes(inputID: String, displaySize: PixelSize) -> Set<PixelSize> {
-        let (layout, ids) = lock.withLock { (current, inputIDs) }
+        let (layout, ids, standby): (ResolvedLayout?, [String], [ResolvedRegion]) = lock.withLock {
+            (current, inputIDs, self.standby)
+        }
         guard let layout, let inputIndex = ids.firstIndex(of: inputID) else { return [] }
-        return layout.drawSizes(inputIndex: inputIndex, displaySize: displaySize)
+        var sizes = layout.drawSizes(inputIndex: inputIndex, displaySize: displaySize)
+        if !standby.isEmpty {
+            var ahead = layout
+            ahead.regions = standby
+            sizes.formUnion(ahead.drawSizes(inputIndex: inputIndex, displaySize: displaySize))
+        }
+        return sizes
     }
 
     /// The largest size input `inputID` is drawn at (the status's `drawSize`); nil when no region shows it.

@@ -20,6 +20,8 @@ final class OutputClock {
     private(set) var workers: [InputWorker]
     /// Each input's level over the last 300 ms, updated with every mixed block (OutputClock+AudioLevels).
     var audioLevels: AudioLevels
+    /// Re-arranges a template that follows the room (OutputClock+LayoutFollowing).
+    var follower: LayoutFollower
     /// Next output audio sample to mix.
     private var audioPosition: Int64 = 0
     private var meter = RateMeter()
@@ -33,6 +35,7 @@ final class OutputClock {
         self.expectedSeconds = expectedSeconds
         task = pipeline.task
         workers = pipeline.workers
+        follower = LayoutFollower(task.layout)
         mixer = AudioMixer(channels: task.audio.channels, sampleRate: task.audio.sampleRate)
         audioLevels = AudioLevels(sampleRate: task.audio.sampleRate)
         audioFrameSize = outputs.audioFrameSize > 0 ? outputs.audioFrameSize : 1024
@@ -71,13 +74,17 @@ final class OutputClock {
             if live { waitForWallClock(time, frameMicroseconds: 1_000_000 / Int64(video.fps)) }
             try applyPendingUpdate()
             let frames = currentPictures(at: time)
+            followTheRoom(frames: frames, at: time)
             try checkFailures()
             let canvas = canvases.next()
             if let layout = pipeline.layoutState.layout {
                 let background = try pictures.background(for: layout)
+                let lastFrames = lastPictures(for: layout)
                 var drawn: [RegionPicture] = []
                 drawn.reserveCapacity(layout.regions.count)
-                for region in layout.regions { drawn.append(try pictures.picture(for: region, frames: frames)) }
+                for region in layout.regions {
+                    drawn.append(try pictures.picture(for: region, frames: frames, lastFrames: lastFrames))
+                }
                 compositor.compose(layout: layout, background: background, into: canvas, region: { drawn[$0] })
             } else {
                 canvas.fill(.black)
@@ -223,6 +230,7 @@ final class OutputClock {
             }
         }
         pipeline.layoutState.replace(with: updated.layout, inputIDs: updated.inputs.map(\.id))
+        follower = LayoutFollower(updated.layout)
         pictures.adopt(stills)
         workers = next
         pipeline.setWorkers(next)

@@ -41,8 +41,10 @@ final class PictureSource {
     }
 
     /// What to draw for `region`, given each input's current frame (nil: no video now): its
-    /// picture (video, image, rendered text or placeholder) and its coverage mask.
-    func picture(for region: ResolvedRegion, frames: [DecodedVideoFrame?]) throws -> RegionPicture {
+    /// picture (video, image, rendered text or placeholder) and its coverage mask. `lastFrames`
+    /// (each input's last picture, by index) serve regions with `onVideoLoss: lastFrame`.
+    func picture(for region: ResolvedRegion, frames: [DecodedVideoFrame?],
+                 lastFrames: [DecodedVideoFrame?] = []) throws -> RegionPicture {
         let mask = try masks.mask(for: region) { size in try region.maskImage.flatMap { stills[$0] }?.image(at: size) }
         let regionSize = PixelSize(width: region.rect.width, height: region.rect.height)
         switch region.content {
@@ -52,12 +54,17 @@ final class PictureSource {
         case .text(let text):
             return RegionPicture(image: try texts.picture(for: region, text: text), mask: mask)
         case .input(let index):
-            if let frame = frames[index] {
+            var frame = frames[index]
+            if frame == nil, region.onVideoLoss == .lastFrame, index < lastFrames.count { frame = lastFrames[index] }
+            if let frame {
                 let size = RegionPlacement.scaledSize(source: frame.displaySize, crop: region.sourceCrop, region: regionSize,
                                                       mode: region.renderMode)
-                // A frame decoded before a layout change lacks the new size: show the region's
-                // fallback for that one frame rather than stall the output to scale here.
                 if let picture = frame.scaled[size] { return RegionPicture(image: picture, mask: mask) }
+                // Decoded before a layout change (a re-flow) that gave it a new size: resample the
+                // largest size it has for the few frames until the input scales for the new one.
+                if let largest = frame.scaled.values.max(by: { $0.width * $0.height < $1.width * $1.height }) {
+                    return RegionPicture(image: largest.resampled(to: size), mask: mask)
+                }
             }
             guard let placeholder = region.placeholderImage else { return RegionPicture(image: nil, mask: mask) }
             // A placeholder is shown whole: `sourceCrop` is about the input's picture.

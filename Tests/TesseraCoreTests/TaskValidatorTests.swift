@@ -202,7 +202,7 @@ import TesseraCore
         #expect(TaskFixtures.issues(TaskFixtures.validate(noInputs)).map(\.description) == ["inputs: at least one input is required"])
         #expect(message("inputs[0].url", #""concat:a.mp4|b.mp4""#)?.contains(#"scheme "concat:" is not allowed"#) == true)
         #expect(message("layout.template", #""mosaic""#)
-            == #"layout.template: unknown template "mosaic"; use float, grid, pk or screen-share"#)
+            == #"layout.template: unknown template "mosaic"; use float, grid, pk, screen-share or speaker"#)
         #expect(message("layout.regions[0].backgroundColor", #""blue""#)?.hasPrefix("layout.regions[0].backgroundColor: expected #RRGGBB") == true)
     }
 

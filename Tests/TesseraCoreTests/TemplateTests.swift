@@ -23,10 +23,11 @@ import TesseraCore
         PixelRect(x: x, y: y, width: width, height: height)
     }
 
-    @Test func theBundledLibraryHasTheFourTemplates() {
+    @Test func theBundledLibraryHasTheFiveTemplates() {
         let library = TemplateLibrary.bundled
         #expect(library.loadErrors.isEmpty, "\(library.loadErrors)")
-        #expect(library.names == ["float", "grid", "pk", "screen-share"])
+        #expect(library.names == ["float", "grid", "pk", "screen-share", "speaker"])
+        #expect(library.template(named: "speaker")?.maxInputs == 6)
         #expect(library.template(named: "grid")?.maxInputs == 16)
         #expect(library.template(named: "float")?.maxInputs == 5)
         #expect(library.template(named: "screen-share")?.maxInputs == 5)
@@ -108,7 +109,7 @@ import TesseraCore
         #expect(five.suffix(3).map(\.rect.y) == [554, 554, 554])
     }
 
-    @Test(arguments: [("grid", 16), ("float", 5), ("screen-share", 5), ("pk", 5)])
+    @Test(arguments: [("grid", 16), ("float", 5), ("screen-share", 5), ("pk", 5), ("speaker", 6)])
     func tooManyInputsIsAnIssueNamingTheLimit(name: String, limit: Int) {
         let issues = TaskFixtures.issues(TaskFixtures.validate(document(inputs: limit + 1, template: name)))
         #expect(issues.map(\.path) == ["layout.template"])
@@ -136,7 +137,7 @@ import TesseraCore
 
     @Test func anUnknownTemplateListsTheValidNames() {
         let issues = TaskFixtures.issues(TaskFixtures.validate(document(inputs: 2, template: "Grid")))
-        #expect(issues.map(\.description) == [#"layout.template: unknown template "Grid"; use float, grid, pk or screen-share"#])
+        #expect(issues.map(\.description) == [#"layout.template: unknown template "Grid"; use float, grid, pk, screen-share or speaker"#])
     }
 
     // MARK: - The file format

@@ -37,23 +37,28 @@ extension ValidationContext {
             issues.add("layout.regions", "at most \(options.maxRegions) regions are allowed (got \(explicit.count))")
         }
         // Template slots first, explicit regions after: at equal zOrder an explicit region draws on top.
-        var placed: [(zOrder: Int, region: ResolvedRegion)] = []
+        var template: TemplatePlan?
         if let name = spec.template {
-            placed += templateRegions(name, canvas: canvas, inputIds: inputIds,
-                                      explicitInputs: Set(explicit.compactMap(\.input)), implicit: templateIsImplicit)
+            template = templatePlan(name, spec: spec, canvas: canvas, inputIds: inputIds,
+                                    explicitInputs: Set(explicit.compactMap(\.input)), implicit: templateIsImplicit)
+        } else {
+            checkFlowFieldsNeedTemplate(spec)
         }
+        var fixed: [LayeredRegion] = []
         for (index, region) in explicit.enumerated() {
             if let resolved = resolveRegion(region, index: index, canvas: canvas, inputIds: inputIds) {
-                placed.append(resolved)
+                fixed.append(LayeredRegion(zOrder: resolved.zOrder, region: resolved.region))
             }
         }
         guard issues.count == before, let canvas else { return nil }
-        // Stable: equal zOrder keeps the order above (template slots, then regions in array order).
-        let ordered = placed.enumerated()
-            .sorted { ($0.element.zOrder, $0.offset) < ($1.element.zOrder, $1.offset) }
-            .map(\.element.region)
-        return ResolvedLayout(canvasWidth: canvas.width, canvasHeight: canvas.height, backgroundColor: background,
-                              backgroundImage: backgroundImage, regions: ordered)
+        let flow = LayoutFlow(fill: template?.fill ?? .all, audioOnlySlots: spec.audioOnlySlots ?? false,
+                              followsSpeaker: template?.followsSpeaker ?? false, candidates: template?.candidates ?? [],
+                              variants: template?.variants ?? [], fixed: fixed, backgroundColor: background,
+                              backgroundImage: backgroundImage, canvas: canvas)
+        // Resolved with every candidate placed: what a preview draws and what `fill: all` keeps.
+        var layout = flow.layout(placing: flow.candidates)
+        if !flow.isDynamic { layout.flow = nil }
+        return layout
     }
 
     /// One `layout.regions[index]` entry with its zOrder, or nil with its issues noted.
@@ -93,13 +98,17 @@ extension ValidationContext {
             }
         }
         let shape = resolveShape(spec, at: path)
+        let onVideoLoss = resolveEnum(spec.onVideoLoss, at: path + ".onVideoLoss", default: VideoLossFallback.placeholder)
+        if spec.onVideoLoss != nil, spec.input == nil {
+            issues.add(path + ".onVideoLoss", "only an input region loses video")
+        }
         if let rect { checkDrawnSize(rect, spec, at: path) }
         guard issues.count == before, let content, let rect, let renderMode else { return nil }
         let region = ResolvedRegion(documentIndex: index, content: content, rect: rect,
                                     alpha: UInt8((alpha * 255).rounded()), renderMode: renderMode,
                                     backgroundColor: backgroundColor, placeholderImage: placeholder,
                                     sourceCrop: shape.sourceCrop, cornerRadius: shape.cornerRadius,
-                                    maskImage: shape.maskImage)
+                                    maskImage: shape.maskImage, onVideoLoss: onVideoLoss == .lastFrame ? .lastFrame : nil)
         return (spec.zOrder ?? 0, region)
     }
 

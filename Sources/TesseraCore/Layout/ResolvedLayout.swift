@@ -8,6 +8,9 @@ public struct ResolvedLayout: Codable, Sendable, Equatable {
     public var backgroundImage: String?
     /// In draw order: first drawn first (bottom).
     public var regions: [ResolvedRegion]
+    /// How the template's slots re-flow while the task runs (`layout.fill: present`, template
+    /// `speaker`); nil when they never move. `regions` is then the arrangement with every input.
+    public var flow: LayoutFlow?
 
     public init(canvasWidth: Int, canvasHeight: Int, backgroundColor: YUVColor, backgroundImage: String?,
                 regions: [ResolvedRegion]) {
@@ -56,17 +59,28 @@ public struct ResolvedRegion: Codable, Sendable, Equatable {
     public var cornerRadius: Int?
     /// Absolute path of a PNG whose alpha, scaled to the region, multiplies the region's alpha.
     public var maskImage: String?
+    /// What the region shows once its input has no video; nil: the placeholder.
+    public var onVideoLoss: VideoLossFallback?
 
     public init(documentIndex: Int, content: Content, rect: PixelRect, alpha: UInt8, renderMode: RenderMode,
                 backgroundColor: YUVColor?, placeholderImage: String?, sourceCrop: SourceCrop? = nil,
-                cornerRadius: Int? = nil, maskImage: String? = nil) {
+                cornerRadius: Int? = nil, maskImage: String? = nil, onVideoLoss: VideoLossFallback? = nil) {
         self.documentIndex = documentIndex; self.content = content; self.rect = rect; self.alpha = alpha
         self.renderMode = renderMode; self.backgroundColor = backgroundColor; self.placeholderImage = placeholderImage
         self.sourceCrop = sourceCrop; self.cornerRadius = cornerRadius; self.maskImage = maskImage
+        self.onVideoLoss = onVideoLoss
     }
 
     /// Whether the region draws through a coverage mask (rounded corners or a mask image).
     public var isMasked: Bool { (cornerRadius ?? 0) > 0 || maskImage != nil }
+}
+
+/// `regions[].onVideoLoss`: what an input region shows when its input stops sending video.
+public enum VideoLossFallback: String, Codable, Sendable, Equatable, CaseIterable {
+    /// The region's `placeholderImage`, or nothing (what lies below shows).
+    case placeholder
+    /// The input's last picture, frozen, until video returns (ByteRTC keeps the last frame).
+    case lastFrame
 }
 
 public enum RenderMode: String, Codable, Sendable, Equatable, CaseIterable {

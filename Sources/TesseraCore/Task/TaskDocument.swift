@@ -93,10 +93,17 @@ public struct LayoutSpec: Codable, Sendable, Equatable {
     public var backgroundImage: String?
     public var template: String?
     public var regions: [RegionSpec]?
+    /// Which inputs take a template slot: `all` [default] or `present` (those showing video now).
+    public var fill: String?
+    /// With `fill: present`: inputs without video (audio-only participants) keep a slot too.
+    public var audioOnlySlots: Bool?
+    /// The input that takes the template's first (big) slot.
+    public var main: String?
     public init(backgroundColor: String? = nil, backgroundImage: String? = nil, template: String? = nil,
-                regions: [RegionSpec]? = nil) {
+                regions: [RegionSpec]? = nil, fill: String? = nil, audioOnlySlots: Bool? = nil, main: String? = nil) {
         self.backgroundColor = backgroundColor; self.backgroundImage = backgroundImage
         self.template = template; self.regions = regions
+        self.fill = fill; self.audioOnlySlots = audioOnlySlots; self.main = main
     }
 }
 
@@ -126,18 +133,22 @@ public struct RegionSpec: Codable, Sendable, Equatable {
     public var cornerRadius: Double?
     /// A PNG whose alpha, scaled to the region, multiplies the region's alpha.
     public var maskImage: String?
+    /// What a live input's region shows once the input stops sending: `placeholder` or `lastFrame`.
+    public var onVideoLoss: String?
 
     public init(input: String? = nil, image: String? = nil, text: String? = nil, units: String? = nil,
                 x: Double, y: Double, width: Double, height: Double, zOrder: Int? = nil, alpha: Double? = nil,
                 renderMode: String? = nil, backgroundColor: String? = nil, placeholderImage: String? = nil,
                 fontSize: Double? = nil, color: String? = nil, font: String? = nil, align: String? = nil,
-                sourceCrop: SourceCropSpec? = nil, cornerRadius: Double? = nil, maskImage: String? = nil) {
+                sourceCrop: SourceCropSpec? = nil, cornerRadius: Double? = nil, maskImage: String? = nil,
+                onVideoLoss: String? = nil) {
         self.input = input; self.image = image; self.text = text; self.units = units
         self.x = x; self.y = y; self.width = width; self.height = height
         self.zOrder = zOrder; self.alpha = alpha; self.renderMode = renderMode
         self.backgroundColor = backgroundColor; self.placeholderImage = placeholderImage
         self.fontSize = fontSize; self.color = color; self.font = font; self.align = align
         self.sourceCrop = sourceCrop; self.cornerRadius = cornerRadius; self.maskImage = maskImage
+        self.onVideoLoss = onVideoLoss
     }
 }
 

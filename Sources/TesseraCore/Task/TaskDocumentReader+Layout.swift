@@ -10,6 +10,9 @@ extension TaskDocumentReader {
         if let elements = object.array("regions", issues: &issues) {
             layout.regions = elements.map { readRegion($0.value, path: $0.path, issues: &issues) }
         }
+        layout.fill = object.string("fill", issues: &issues)
+        layout.audioOnlySlots = object.bool("audioOnlySlots", issues: &issues)
+        layout.main = object.string("main", issues: &issues)
         object.reportUnknownFields(issues: &issues)
         return layout
     }
@@ -46,6 +49,7 @@ extension TaskDocumentReader {
         }
         region.cornerRadius = object.double("cornerRadius", issues: &issues)
         region.maskImage = object.string("maskImage", issues: &issues)
+        region.onVideoLoss = object.string("onVideoLoss", issues: &issues)
         object.reportUnknownFields(issues: &issues)
         return region
     }

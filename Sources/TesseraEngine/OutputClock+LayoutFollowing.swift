@@ -1,0 +1,29 @@
+import TesseraCore
+
+extension OutputClock {
+    /// A template that follows the room (`layout.fill: present`, template `speaker`) is
+    /// re-arranged from what the inputs show at this frame, before it is drawn: a join, a drop or
+    /// a new speaker shows in the same output frame. The new layout goes into `LayoutState`, where
+    /// the input threads read the sizes to scale to.
+    func followTheRoom(frames: [DecodedVideoFrame?], at time: Int64) {
+        guard follower.isFollowing else { return }
+        var hasVideo = Set<Int>(), audioOnly = Set<Int>()
+        for (index, worker) in workers.enumerated() {
+            if frames[index] != nil { hasVideo.insert(index) } else if worker.isAudioOnlyNow { audioOnly.insert(index) }
+        }
+        guard let change = follower.follow(hasVideo: hasVideo, audioOnly: audioOnly, levels: speakerLevels(), at: time)
+        else { return }
+        pipeline.layoutState.replace(with: change.layout, inputIDs: workers.map(\.input.id), standby: change.standby)
+    }
+
+    /// Each input's last picture, when a region of `layout` keeps it after video stops.
+    func lastPictures(for layout: ResolvedLayout) -> [DecodedVideoFrame?] {
+        guard layout.regions.contains(where: { $0.onVideoLoss == .lastFrame }) else { return [] }
+        return workers.map(\.channel.lastPicture)
+    }
+
+    /// Levels 0–100 by input index, for the speaker template.
+    private func speakerLevels() -> [Int: Double] {
+        [:] // FIXME(helper C): per-input levels from helper B's AudioLevels once merged.
+    }
+}

@@ -1,0 +1,121 @@
+"""Layouts that follow the room, live: a `fill: "present"` grid of three RTP participants goes to
+two slots when one sender is killed (1 s silence timeout) and back to three when it returns, read
+back from the RTMP output frame by frame; `onVideoLoss: "lastFrame"` keeps a dead sender's last
+picture while a `placeholder` region of the same input falls back."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from helpers import BLUE, GREEN, RED, hex_colour
+from livetools import H, TOL, W, StreamReader, colour_mismatch, wait_until
+from rtptools import RtpSender, free_udp_pair
+
+pytestmark = pytest.mark.live
+
+BLACK, YELLOW = (0, 0, 0), (255, 255, 0)
+# Grid slots on the 320x240 canvas: three inputs in 2x2 (the fourth quarter shows the black
+# background), two side by side.
+THREE = [((80, 60), RED), ((240, 60), GREEN), ((80, 180), BLUE), ((240, 180), BLACK)]
+TWO = [((80, 60), RED), ((80, 180), RED), ((240, 60), BLUE), ((240, 180), BLUE)]
+
+
+@pytest.fixture
+def senders():
+    started: list[RtpSender] = []
+    yield started
+    for s in started:
+        s.kill()
+
+
+def live_task(task_id: str, inputs: list, layout: dict, url: str) -> dict:
+    return {"taskId": task_id, "inputs": inputs,
+            "encoder": {"video": {"width": W, "height": H, "fps": 30, "bitrateKbps": 800, "gopSeconds": 1,
+                                  "preset": "ultrafast"},
+                        "audio": {"sampleRate": 48000, "channels": 2, "bitrateKbps": 128}},
+            "layout": layout, "outputs": [{"url": url}]}
+
+
+def classify(frame) -> str:
+    if colour_mismatch(frame, THREE) is None:
+        return "3"
+    if colour_mismatch(frame, TWO) is None:
+        return "2"
+    return "?"
+
+
+def first_after(frames, since: float, kind: str) -> float | None:
+    return next((t for t, f in frames if t >= since and classify(f) == kind), None)
+
+
+def test_present_grid_goes_from_three_slots_to_two_and_back(api, rtmp_server, senders, tmp_path):
+    ports = {name: (free_udp_pair(), free_udp_pair()) for name in ("a", "b", "c")}
+    colours = {"a": RED, "b": GREEN, "c": BLUE}
+    for name in ("a", "b", "c"):
+        senders.append(RtpSender(tmp_path, *ports[name], colours[name], 440, name=name).start())
+    inputs = [{"id": s.log.stem, "rtp": {"sdp": s.sdp()}, "silenceTimeoutMs": 1000} for s in senders]
+    url = rtmp_server.url("follow")
+    api.create(live_task("follow", inputs, {"template": "grid", "fill": "present", "backgroundColor": "#000000"}, url))
+    reader = StreamReader(url, tmp_path / "follow.flv", W, H)
+    try:
+        assert wait_until(lambda: (last := reader.latest()) is not None and classify(last[1]) == "3", 20), \
+            f"never three slots: {api.status('follow')['inputs']} {reader.stderr()}"
+        time.sleep(1.0)
+        senders[1].kill()
+        killed = time.monotonic()
+        assert wait_until(lambda: classify(reader.latest()[1]) == "2", 6), \
+            f"no re-flow to two slots: {colour_mismatch(reader.latest()[1], TWO)}"
+        time.sleep(1.5)
+        senders.append(RtpSender(tmp_path, *ports["b"], GREEN, 440, name="b-again").start())
+        returned = time.monotonic()
+        assert wait_until(lambda: classify(reader.latest()[1]) == "3", 10), \
+            f"no re-flow back to three slots: {colour_mismatch(reader.latest()[1], THREE)}"
+        time.sleep(1.0)
+    finally:
+        reader.stop()
+    frames = reader.snapshot()
+    kinds = "".join(classify(f) for _, f in frames)
+    # The run of layouts, ignoring the start: 3…3 2…2 3…3, each change a clean cut.
+    body = kinds[kinds.index("3"):]
+    runs = [body[0]] + [k for p, k in zip(body, body[1:]) if k != p]
+    assert [r for r in runs if r != "?"] == ["3", "2", "3"], f"layout runs: {runs}"
+    assert body.count("?") <= 4, f"{body.count('?')} frames neither three nor two slots: {body}"
+    to_two = first_after(frames, killed, "2") - killed
+    to_three = first_after(frames, returned, "3") - returned
+    assert to_two <= 2.5, f"two slots {to_two:.2f} s after the kill (1 s silence timeout)"
+    assert to_three <= 4.0, f"three slots {to_three:.2f} s after the sender returned"
+    print(f"\nre-flow: two slots {to_two:.2f} s after the kill, three {to_three:.2f} s after the return; "
+          f"{len(frames)} frames, {body.count('?')} in between")
+
+
+def test_last_frame_keeps_the_picture_after_the_sender_stops(api, rtmp_server, senders, tmp_path):
+    host = RtpSender(tmp_path, free_udp_pair(), free_udp_pair(), RED, 440, name="host").start()
+    senders.append(host)
+    layout = {"backgroundColor": "#000000", "regions": [
+        {"input": "host", "x": 0, "y": 0, "width": W // 2, "height": H, "onVideoLoss": "lastFrame",
+         "backgroundColor": hex_colour(GREEN)},
+        {"input": "host", "x": W // 2, "y": 0, "width": W // 2, "height": H, "backgroundColor": hex_colour(YELLOW)},
+    ]}
+    url = rtmp_server.url("lastframe")
+    api.create(live_task("lastframe", [{"id": "host", "rtp": {"sdp": host.sdp()}, "silenceTimeoutMs": 1000}],
+                         layout, url))
+    reader = StreamReader(url, tmp_path / "lastframe.flv", W, H)
+    both_red = [((80, 120), RED), ((240, 120), RED)]
+    fallen = [((80, 120), RED), ((240, 120), YELLOW)]
+    try:
+        assert wait_until(lambda: (last := reader.latest()) is not None and colour_mismatch(last[1], both_red) is None,
+                          20), f"host never drawn: {api.status('lastframe')['inputs']}"
+        host.kill()
+        killed = time.monotonic()
+        assert wait_until(lambda: colour_mismatch(reader.latest()[1], fallen) is None, 6), \
+            f"after the kill: {colour_mismatch(reader.latest()[1], fallen)}"
+        time.sleep(2.0)
+    finally:
+        reader.stop()
+    after = [f for t, f in reader.snapshot() if t > killed + 2.5]
+    assert len(after) > 30
+    bad = [colour_mismatch(f, fallen) for f in after if colour_mismatch(f, fallen)]
+    assert not bad, f"{len(bad)} of {len(after)} frames after the fallback differ: {bad[0]}"
+    st = next(i for i in api.status("lastframe")["inputs"] if i["id"] == "host")
+    assert st["state"] == "waiting", st
