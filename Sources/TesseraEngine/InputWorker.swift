@@ -128,12 +128,15 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         return receiving
     }
 
-    /// An audio-only participant taking part now: its source has no video stream and it is live
-    /// (offline: it has not ended). `layout.audioOnlySlots` gives it a slot.
-    var isAudioOnlyNow: Bool {
-        lock.withLock {
-            hasVideoStream == false && (isLive ? state == .live : state != .ended && state != .failed)
-        }
+    /// An audio-only participant taking part at output time `time` (µs): its source has no video
+    /// stream, and it is live (offline: `time` lies between its start and the end of its audio).
+    /// `layout.audioOnlySlots` gives it a slot.
+    func isAudioOnly(at time: Int64) -> Bool {
+        let (hasVideo, live) = lock.withLock { (hasVideoStream, state == .live) }
+        guard hasVideo == false else { return false }
+        if isLive { return live }
+        let end = channel.endState
+        return time >= input.startAtMicroseconds && (!end.ended || time < end.endMicroseconds)
     }
 
     // MARK: Thread bodies

@@ -9,7 +9,7 @@ extension OutputClock {
         guard follower.isFollowing else { return }
         var hasVideo = Set<Int>(), audioOnly = Set<Int>()
         for (index, worker) in workers.enumerated() {
-            if frames[index] != nil { hasVideo.insert(index) } else if worker.isAudioOnlyNow { audioOnly.insert(index) }
+            if frames[index] != nil { hasVideo.insert(index) } else if worker.isAudioOnly(at: time) { audioOnly.insert(index) }
         }
         guard let change = follower.follow(hasVideo: hasVideo, audioOnly: audioOnly, levels: speakerLevels(), at: time)
         else { return }
