@@ -93,6 +93,7 @@ def test_speaker_follows_the_tone(ws, media):
     lumas = [float(f.y[88:92, 158:162].mean()) for f in frames]
     changes = sum(1 for p, q in zip(lumas, lumas[1:]) if abs(p - q) > 20)
     assert changes == 2, f"the big picture changed {changes} times"
+    print(f"\nspeaker switches at frames {[n + 1 for n, (p, q) in enumerate(zip(lumas, lumas[1:])) if abs(p - q) > 20]}")
 
 
 def test_last_frame_keeps_the_last_picture(ws, media):

@@ -22,8 +22,13 @@ extension OutputClock {
         return workers.map(\.channel.lastPicture)
     }
 
-    /// Levels 0–100 by input index, for the speaker template.
+    /// Levels 0–100 by input index (their last 300 ms as mixed, after volume), for the speaker template.
     private func speakerLevels() -> [Int: Double] {
-        [:] // FIXME(helper C): per-input levels from helper B's AudioLevels once merged.
+        guard follower.followsSpeaker else { return [:] }
+        var levels: [Int: Double] = [:]
+        for (index, worker) in workers.enumerated() {
+            if let level = audioLevels[worker.input.id] { levels[index] = Double(level.level) }
+        }
+        return levels
     }
 }

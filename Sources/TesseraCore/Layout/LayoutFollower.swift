@@ -24,6 +24,9 @@ public struct LayoutFollower: Sendable {
     /// Whether the layout can change at all (false: `follow` always returns nil).
     public var isFollowing: Bool { flow != nil }
 
+    /// Whether the first slot follows the speaker (the only use of `levels`).
+    public var followsSpeaker: Bool { flow?.followsSpeaker ?? false }
+
     /// The layout to swap in at output time `time` (µs), or nil when the arrangement is the one
     /// already shown. `hasVideo`: inputs with a picture now; `audioOnly`: inputs carrying audio
     /// and no video stream; `levels`: 0–100 by input index (only the speaker template reads them).

@@ -7,8 +7,9 @@ public struct SpeakerSelector: Sendable, Equatable {
     public static let leadMicroseconds: Int64 = 1_500_000
     /// How long a speaker keeps the big picture at least.
     public static let holdMicroseconds: Int64 = 2_000_000
-    /// Levels (0–100) at or below this count as silence: silence never leads.
-    public static let silenceLevel = 5.0
+    /// Levels (0–100) at or below this count as silence, which never leads: the level where
+    /// `AudioLevelMeter` stops calling an input speaking.
+    public static let silenceLevel = Double(AudioLevelMeter.speakingOffLevel)
 
     /// The input in the big picture; nil until there are candidates.
     public private(set) var speaker: Int?
