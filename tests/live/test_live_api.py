@@ -104,6 +104,11 @@ def _bad_documents(clips, url, outside: str):
     case("no-outputs", "outputs", lambda d: d.update(outputs=[]))
     case("duplicate-input-id", "inputs[1].id", lambda d: d["inputs"][1].update(id="red"))
     case("bad-colour", "layout.backgroundColor", lambda d: d["layout"].update(backgroundColor="#12"))
+    case("unknown-main", "layout.main", lambda d: d.update(layout={"template": "float", "main": "nobody"}))
+    case("bad-fill", "layout.fill", lambda d: d.update(layout={"template": "grid", "fill": "some"}))
+    case("fill-without-template", "layout.fill", lambda d: d["layout"].update(fill="present"))
+    case("bad-on-video-loss", "layout.regions[0].onVideoLoss",
+         lambda d: d["layout"]["regions"][0].update(onVideoLoss="freeze"))
     return cases
 
 
@@ -143,6 +148,8 @@ def test_bad_updates_are_400_and_change_nothing(api, rtmp_server, clips, tmp_pat
         ("missing file", {"inputs": [{"id": "red", "url": "nope.mp4"}, {"id": "blue", "url": clips.blue}]},
          "inputs[0].url"),
         ("no outputs", {"outputs": []}, "outputs"),
+        ("unknown main", {"layout": {"template": "speaker", "main": "nobody"}}, "layout.main"),
+        ("audioOnlySlots not a bool", {"layout": {"template": "grid", "audioOnlySlots": "yes"}}, "layout.audioOnlySlots"),
     ]
     for name, body, path in cases:
         assert_error(api.patch("/v1/tasks/upd", body), 400, "InvalidUpdate", path, what=name)
