@@ -123,3 +123,38 @@ def test_last_frame_keeps_the_picture_after_the_sender_stops(api, rtmp_server, s
     assert not bad, f"{len(bad)} of {len(after)} frames after the fallback differ: {bad[0]}"
     st = next(i for i in api.status("lastframe")["inputs"] if i["id"] == "host")
     assert st["state"] == "waiting", st
+
+
+def test_speaker_follows_the_voice_live(api, rtmp_server, senders, tmp_path):
+    # Two participants take turns, 4 s each (a first); the big picture (top three quarters) follows
+    # about 1.5 s after each turn starts, and never switches twice within 2 s.
+    turns = {"a": "lt(mod(t\\,8)\\,4)", "b": "gte(mod(t\\,8)\\,4)"}
+    colours = {"a": RED, "b": BLUE}
+    for name in ("a", "b"):
+        source = f"aevalsrc=0.4*sin(2*PI*440*t)*{turns[name]}:s=48000"
+        senders.append(RtpSender(tmp_path, free_udp_pair(), free_udp_pair(), colours[name], 440, name=name,
+                                 audio_source=source).start())
+    inputs = [{"id": s.log.stem, "rtp": {"sdp": s.sdp()}} for s in senders]
+    url = rtmp_server.url("speaker")
+    api.create(live_task("speaker", inputs, {"template": "speaker", "main": "b"}, url))
+    wait_stream(url, 20)
+    reader = StreamReader(url, tmp_path / "speaker.flv", W, H, duration=14)
+    assert wait_until(lambda: not reader.running(), 40), "14 s read did not finish"
+    reader.stop()
+    big = (160, 90)
+
+    def speaker(frame) -> str:
+        for name, rgb in colours.items():
+            if colour_mismatch(frame, [(big, rgb)]) is None:
+                return name
+        return "?"
+
+    timeline = [(t, speaker(f)) for t, f in reader.snapshot()]
+    switches = [(t, s) for (_, p), (t, s) in zip(timeline, timeline[1:]) if s != p and s != "?"]
+    names = [s for _, s in switches]
+    assert len(switches) >= 2, f"the big picture switched {names} in 14 s of turns of 4 s"
+    assert all(a != b for a, b in zip(names, names[1:])), names
+    gaps = [round(t2 - t1, 2) for (t1, _), (t2, _) in zip(switches, switches[1:])]
+    assert all(gap >= 2.0 for gap in gaps), f"switches closer than the 2 s hold: {gaps}"
+    assert sum(1 for _, s in timeline if s == "?") <= 3, "frames without a speaker in the big picture"
+    print(f"\nspeaker live: switches {names}, {gaps} s apart")
