@@ -18,6 +18,7 @@ DURATIONS = {
     "host-cohost-pip": 10.0,        # host 10 s; cohost 1 + 8 s
     "voice-room-audio-only": 10.05,  # caller 10.05 s
     "grid-template": 10.0,          # maxDurationSeconds 10
+    "speaker-room": 10.0,           # anchor 10 s; guest 2 + 8 s; cohost 8 s
 }
 
 
