@@ -16,6 +16,13 @@ extension OutputClock {
         pipeline.layoutState.replace(with: change.layout, inputIDs: workers.map(\.input.id), standby: change.standby)
     }
 
+    /// Old input index → new index for the inputs an update kept (matched by id).
+    static func indexMap(from old: [String], to new: [String]) -> [Int: Int] {
+        var map: [Int: Int] = [:]
+        for (index, id) in old.enumerated() { if let at = new.firstIndex(of: id) { map[index] = at } }
+        return map
+    }
+
     /// Each input's last picture, when a region of `layout` keeps it after video stops.
     func lastPictures(for layout: ResolvedLayout) -> [DecodedVideoFrame?] {
         guard layout.regions.contains(where: { $0.onVideoLoss == .lastFrame }) else { return [] }

@@ -230,7 +230,8 @@ final class OutputClock {
             }
         }
         pipeline.layoutState.replace(with: updated.layout, inputIDs: updated.inputs.map(\.id))
-        follower = LayoutFollower(updated.layout)
+        follower = LayoutFollower(updated.layout, continuing: follower,
+                                  map: Self.indexMap(from: task.inputs.map(\.id), to: updated.inputs.map(\.id)))
         pictures.adopt(stills)
         workers = next
         pipeline.setWorkers(next)

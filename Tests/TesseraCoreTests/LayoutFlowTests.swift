@@ -137,6 +137,22 @@ import TesseraCore
         #expect(slots(switched.layout) == [2: rect(0, 0, 1280, 540), 0: rect(384, 540, 256, 180), 1: rect(640, 540, 256, 180)])
     }
 
+    @Test func anUpdateKeepsTheSpeaker() throws {
+        let resolved = try layout(#"{"template": "speaker"}"#)
+        var follower = LayoutFollower(resolved)
+        _ = try change(&follower, hasVideo: [0, 1, 2], audioOnly: [], levels: [2: 70], at: 2_000_000)
+        _ = try change(&follower, hasVideo: [0, 1, 2], audioOnly: [], levels: [2: 70], at: 3_500_000)
+        // An update removes input 0: input 2 is now index 1 and stays the speaker, at once.
+        var updated = LayoutFollower(try layout(inputs: 2, #"{"template": "speaker"}"#), continuing: follower,
+                                     map: [1: 0, 2: 1])
+        let after = try change(&updated, hasVideo: [0, 1], audioOnly: [], levels: [:], at: 3_600_000)
+        #expect(slots(after.layout)[1] == rect(0, 0, 1280, 540))
+        // Without the history the first input would take the big picture.
+        var fresh = LayoutFollower(try layout(inputs: 2, #"{"template": "speaker"}"#))
+        #expect(slots(try change(&fresh, hasVideo: [0, 1], audioOnly: [], levels: [:], at: 3_600_000).layout)[0]
+            == rect(0, 0, 1280, 540))
+    }
+
     @Test func theSpeakerTemplateWithMainStartsOnMain() throws {
         var follower = LayoutFollower(try layout(#"{"template": "speaker", "main": "i1", "fill": "present"}"#))
         let start = try change(&follower, hasVideo: [0, 1, 2], audioOnly: [], levels: [:], at: 0)

@@ -21,6 +21,16 @@ public struct LayoutFollower: Sendable {
         selector = SpeakerSelector(initial: flow?.candidates.first)
     }
 
+    /// Follows `layout` after a live update, keeping `previous`'s speaker (and its hold and lead
+    /// times) so an update that does not touch the room — a text change, a volume — does not move
+    /// the big picture. `map` takes the old input indices to the new ones.
+    public init(_ layout: ResolvedLayout?, continuing previous: LayoutFollower, map: [Int: Int]) {
+        self.init(layout)
+        if flow?.followsSpeaker == true && previous.followsSpeaker {
+            selector = previous.selector.renumbered(map)
+        }
+    }
+
     /// Whether the layout can change at all (false: `follow` always returns nil).
     public var isFollowing: Bool { flow != nil }
 

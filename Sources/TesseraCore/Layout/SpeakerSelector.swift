@@ -49,6 +49,15 @@ public struct SpeakerSelector: Sendable, Equatable {
         return speaker
     }
 
+    /// The same state after the inputs were renumbered (a live update added or removed some):
+    /// `map` takes old indices to new ones; a speaker or challenger no longer there is forgotten.
+    public func renumbered(_ map: [Int: Int]) -> SpeakerSelector {
+        var copy = self
+        copy.speaker = speaker.flatMap { map[$0] }
+        copy.challenger = challenger.flatMap { map[$0] }
+        return copy
+    }
+
     private mutating func take(_ input: Int, at time: Int64) {
         speaker = input
         speakerSince = time
