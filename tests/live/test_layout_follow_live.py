@@ -158,3 +158,31 @@ def test_speaker_follows_the_voice_live(api, rtmp_server, senders, tmp_path):
     assert all(gap >= 2.0 for gap in gaps), f"switches closer than the 2 s hold: {gaps}"
     assert sum(1 for _, s in timeline if s == "?") <= 3, "frames without a speaker in the big picture"
     print(f"\nspeaker live: switches {names}, {gaps} s apart")
+
+
+def test_audio_only_participant_keeps_a_slot_live(api, rtmp_server, senders, tmp_path):
+    # A video participant and an audio-only one: with audioOnlySlots the grid keeps two halves (the
+    # voice's half shows the background) while the voice is live, and closes up once it goes silent.
+    video = RtpSender(tmp_path, free_udp_pair(), free_udp_pair(), RED, 440, name="cam").start()
+    voice = RtpSender(tmp_path, None, free_udp_pair(), RED, 660, name="voice").start()
+    senders += [video, voice]
+    inputs = [{"id": "cam", "rtp": {"sdp": video.sdp()}},
+              {"id": "voice", "rtp": {"sdp": voice.sdp()}, "silenceTimeoutMs": 1000}]
+    url = rtmp_server.url("voice")
+    api.create(live_task("voice", inputs, {"template": "grid", "fill": "present", "audioOnlySlots": True,
+                                           "backgroundColor": hex_colour(BLUE)}, url))
+    wait_stream(url, 20)
+    reader = StreamReader(url, tmp_path / "voice.flv", W, H)
+    halves = [((80, 120), RED), ((240, 120), BLUE)]
+    whole = [((80, 120), RED), ((240, 120), RED)]
+    try:
+        assert wait_until(lambda: (last := reader.latest()) is not None and colour_mismatch(last[1], halves) is None,
+                          20), f"no slot for the voice: {api.status('voice')['inputs']}"
+        voice.kill()
+        killed = time.monotonic()
+        assert wait_until(lambda: colour_mismatch(reader.latest()[1], whole) is None, 6), \
+            f"the voice's slot stayed after it went silent: {colour_mismatch(reader.latest()[1], whole)}"
+        closed = time.monotonic() - killed
+    finally:
+        reader.stop()
+    assert closed <= 2.5, f"the slot closed {closed:.2f} s after the voice stopped (1 s silence timeout)"
