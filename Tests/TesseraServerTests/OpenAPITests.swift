@@ -170,7 +170,8 @@ enum Samples {
         let regions = [
             RegionSpec(input: "cam", units: "pixels", x: 0, y: 0, width: 640, height: 360, zOrder: 1, alpha: 1,
                        renderMode: "crop", backgroundColor: "#000000", placeholderImage: "p.png",
-                       sourceCrop: SourceCropSpec(x: 0, y: 0, width: 1, height: 1), cornerRadius: 8, maskImage: "m.png"),
+                       sourceCrop: SourceCropSpec(x: 0, y: 0, width: 1, height: 1), cornerRadius: 8, maskImage: "m.png",
+                       onVideoLoss: "lastFrame"),
             RegionSpec(image: "logo.png", x: 0, y: 0, width: 10, height: 10),
             RegionSpec(text: "hi", x: 0, y: 0, width: 10, height: 10, fontSize: 20, color: "#FFFFFF", font: "f.ttf", align: "left"),
         ]
@@ -181,7 +182,8 @@ enum Samples {
                      InputSpec(id: "sfu", rtp: RTPSpec(sdp: "v=0")),
                      InputSpec(id: "alloc", rtp: RTPSpec(allocate: RTPAllocation(video: "H264", audio: "opus")))],
             encoder: encoder,
-            layout: LayoutSpec(backgroundColor: "#000000", backgroundImage: "bg.png", template: "grid", regions: regions),
+            layout: LayoutSpec(backgroundColor: "#000000", backgroundImage: "bg.png", template: "grid", regions: regions,
+                               fill: "present", audioOnlySlots: true, main: "sfu"),
             audio: AudioSpec(inputs: ["cam"], volumes: ["cam": 100]),
             outputs: [OutputSpec(url: "out.mp4")])
         return [full, TaskDocument(inputs: [InputSpec(id: "a", url: "a.mp4")], outputs: [OutputSpec(url: "o.mp4")])]
