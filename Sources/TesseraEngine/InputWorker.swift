@@ -17,6 +17,10 @@ import TesseraMedia
 final class InputWorker: MediaSink, @unchecked Sendable {
     let input: ResolvedInput
     let channel: InputChannel
+    /// The input's SEI user data on the output timeline, for the output clock (InputWorker+SEI).
+    let seiQueue = TimedSEIQueue()
+    /// Messages of the picture about to be handed over (the reader calls `sei` just before `picture`).
+    var seiOfNextPicture: [SEIMessage] = []
     private let interrupt = InterruptFlag()
     private let layout: LayoutState
     private let audioSettings: AudioSettings
@@ -227,6 +231,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         }
         if reshaped { stateChanged.notify() }
         let pts = place(picture.ptsMicroseconds)
+        queueSEI(ptsMicroseconds: pts)
         let end = pts + picture.durationMicroseconds
         let sizes = layout.drawSizes(inputID: input.id, displaySize: picture.displaySize)
         if !sizes.isEmpty, let instants, !instants.showsPicture(from: pts, until: end) {

@@ -47,6 +47,8 @@ public final class MixPipeline: @unchecked Sendable {
     let clock = TaskClock()
     /// Raised when an input, an output or the task changes state: the worker reports at once.
     let statusChanged = ChangeSignal()
+    /// Messages from `POST /v1/tasks/{taskId}/sei`, for the next output frames.
+    let injectedSEI = SEIInjectionQueue()
     private let lock = NSLock()
     private var isCancelled = false
     private var stopRequested = false
@@ -101,6 +103,9 @@ public final class MixPipeline: @unchecked Sendable {
         let stills = Result { try PictureSource.decodeImages(of: updated.layout) }
         lock.withLock { pendingUpdate = PendingUpdate(task: updated, stills: stills) }
     }
+
+    /// Puts a message into the next `repeatCount` output frames (ignored by an audio-only task).
+    public func injectSEI(_ injection: SEIInjection) { injectedSEI.add(injection) }
 
     /// The composite of the next output frame (nil for an audio-only task or after `timeout`).
     public func snapshot(timeoutSeconds: Double = 2) -> YUVImage? {

@@ -16,12 +16,14 @@ final class OutputClock {
     private let audioFrameSize: Int
     private let mixPlanes: [UnsafeMutablePointer<Float>]
     /// The task as last updated (layout, audio, inputs, outputs may change; encoder never).
-    private var task: ResolvedTask
+    private(set) var task: ResolvedTask
     private(set) var workers: [InputWorker]
     /// Each input's level over the last 300 ms, updated with every mixed block (OutputClock+AudioLevels).
     var audioLevels: AudioLevels
     /// Re-arranges a template that follows the room (OutputClock+LayoutFollowing).
     var follower: LayoutFollower
+    /// When the next layout-and-volume SEI is due (OutputClock+SEI).
+    var volumeSEISchedule = VolumeSEISchedule()
     /// Next output audio sample to mix.
     private var audioPosition: Int64 = 0
     private var meter = RateMeter()
@@ -90,7 +92,7 @@ final class OutputClock {
                 canvas.fill(.black)
             }
             pipeline.deliverSnapshotIfRequested(canvas)
-            try outputs.writeVideo(canvas, frameIndex: frameIndex)
+            try outputs.writeVideo(canvas, frameIndex: frameIndex, sei: seiMessages(at: time))
             frameIndex += 1
             // Audio up to the end of this frame, in whole encoder frames.
             let frameEnd = frameIndex * Int64(task.audio.sampleRate) / Int64(video.fps)

@@ -18,6 +18,7 @@ struct TasksController<Context: RequestContext>: Sendable {
             APIRoute(.patch, "/v1/tasks/{taskId}", update),
             APIRoute(.delete, "/v1/tasks/{taskId}", stop),
             APIRoute(.get, "/v1/tasks/{taskId}/snapshot.png", snapshot),
+            APIRoute(.post, "/v1/tasks/{taskId}/sei", injectSEI),
         ]
     }
 
@@ -64,6 +65,13 @@ struct TasksController<Context: RequestContext>: Sendable {
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
         return Responses.bytes(png, contentType: "image/png", headers: headers)
+    }
+
+    @Sendable func injectSEI(_ request: Request, context: Context) async throws -> Response {
+        let id = try taskId(context)
+        let body = try await RequestBodyReader.read(request, limit: maxBodyBytes)
+        let accepted = try await service.injectSEI(id, body)
+        return try Responses.json(accepted, status: .accepted)
     }
 
     /// The `{taskId}` path parameter, percent-decoded.

@@ -71,6 +71,11 @@ actor FakeTaskService: TaskService {
         return status
     }
 
+    func injectSEI(_ taskId: String, _ body: Data) async throws -> SEIAccepted {
+        guard tasks[taskId] != nil else { throw ServiceError.taskNotFound(taskId) }
+        return SEIAccepted(taskId: taskId, uuid: "b7c3e1d25a4f4e6b9c8d7a1f2e3d4c5b", bytes: body.count, repeat: 1)
+    }
+
     func stop(_ taskId: String) async throws -> TaskStatus {
         guard var status = tasks[taskId] else { throw ServiceError.taskNotFound(taskId) }
         status.state = .stopped

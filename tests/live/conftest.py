@@ -7,6 +7,7 @@
   get/post/patch/delete returning Response objects that unpack as (status, json)). Teardown sends
   SIGTERM and requires exit code 0 within 20 s.
 - `api`: the client of `tessera_server`.
+- `senders`: a list to put started `RtpSender`s in; each is killed at teardown.
 - `clips`: looping test inputs: red + 440 Hz and blue + 1000 Hz (320x240, 30 fps, 2 s, H.264 + AAC).
 
 Run only these: `pytest tests/live` or `pytest -m live`; skip them: `pytest -m "not live"`.
@@ -20,6 +21,7 @@ import pytest
 
 from helpers import BLUE, GREEN, RED, YELLOW, MediaFactory
 from livetools import RtmpServer, TesseraServer, log_tail
+from rtptools import RtpSender
 
 
 def pytest_configure(config):
@@ -91,3 +93,11 @@ def clips(media: MediaFactory) -> Clips:
         green=media.solid(GREEN, size=(320, 240), fps=30, duration=2.0),
         yellow=media.solid(YELLOW, size=(320, 240), fps=30, duration=2.0, tone=1000),
     )
+
+
+@pytest.fixture
+def senders():
+    started: list[RtpSender] = []
+    yield started
+    for s in started:
+        s.kill()

@@ -79,14 +79,6 @@ def wait_input_state(api, task_id, input_id, state, timeout) -> float | None:
     return time.monotonic() - start if ok else None
 
 
-@pytest.fixture
-def senders():
-    started: list[RtpSender] = []
-    yield started
-    for s in started:
-        s.kill()
-
-
 def test_h264_and_vp8_participants_are_mixed(api, rtmp_server, senders, tmp_path):
     host = RtpSender(tmp_path, free_udp_pair(), free_udp_pair(), RED, 440, vcodec="h264", name="host").start()
     guest = RtpSender(tmp_path, free_udp_pair(), free_udp_pair(), BLUE, 1000, vcodec="vp8", name="guest").start()

@@ -15,6 +15,8 @@ public struct ResolvedTask: Codable, Sendable, Equatable {
     public var layout: ResolvedLayout?
     public var audioMix: AudioMixPlan
     public var outputs: [ResolvedOutput]
+    /// Periodic layout-and-volume SEI; nil: none.
+    public var sei: SEISettings?
 
     public init(taskId: String, mode: TaskMode, pace: Pace, maxDurationSeconds: Double?, idleTimeoutSeconds: Double,
                 callbackUrl: String?, inputs: [ResolvedInput], video: VideoSettings?, audio: AudioSettings,
@@ -46,6 +48,8 @@ public struct ResolvedInput: Codable, Sendable, Equatable {
     public var startAtMicroseconds: Int64
     /// Live: an input silent this long shows its placeholder (state `waiting`) until media returns.
     public var silenceMicroseconds: Int64
+    /// Carry the input's H.264 SEI user data into the output.
+    public var seiPassthrough: Bool = true
 
     public static let defaultSilenceMicroseconds: Int64 = 2_000_000
 
@@ -144,5 +148,23 @@ public enum Container: String, Codable, Sendable, Equatable, CaseIterable {
         case "y4m": self = .y4m
         default: return nil
         }
+    }
+}
+
+/// `sei` resolved: the volume SEI's period and UUID (nil period: no volume SEI) and the app data
+/// every one of them carries.
+public struct SEISettings: Codable, Sendable, Equatable {
+    public var volumeIntervalMilliseconds: Int?
+    public var volumeUUID: [UInt8]
+    public var appData: String
+
+    public static let intervalRange = 300...5000
+    public static let defaultIntervalMilliseconds = 1000
+    public static let maxAppDataCharacters = 4096
+    /// The volume SEI's UUID when the document names none: `0d6e1a9f-3c2b-4d8e-8f7a-6b5c4d3e2f10`.
+    public static let defaultVolumeUUID: [UInt8] = SEIUUID.parse("0d6e1a9f3c2b4d8e8f7a6b5c4d3e2f10")!
+
+    public init(volumeIntervalMilliseconds: Int?, volumeUUID: [UInt8] = SEISettings.defaultVolumeUUID, appData: String = "") {
+        self.volumeIntervalMilliseconds = volumeIntervalMilliseconds; self.volumeUUID = volumeUUID; self.appData = appData
     }
 }

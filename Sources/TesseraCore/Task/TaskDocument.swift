@@ -13,6 +13,8 @@ public struct TaskDocument: Codable, Sendable, Equatable {
     public var layout: LayoutSpec?
     public var audio: AudioSpec?
     public var outputs: [OutputSpec]
+    /// Periodic layout-and-volume SEI and the app data it carries (issue 13).
+    public var sei: SEISpec?
 
     public init(
         taskId: String? = nil, mode: String? = nil, pace: String? = nil,
@@ -35,6 +37,8 @@ public struct InputSpec: Codable, Sendable, Equatable {
     public var startAtMs: Int?
     /// Live: how long the input may send nothing before its region falls back to its placeholder.
     public var silenceTimeoutMs: Int?
+    /// Whether the input's H.264 SEI user data is carried into the output [true].
+    public var seiPassthrough: Bool?
 
     public init(id: String, url: String? = nil, rtp: RTPSpec? = nil, loop: Bool? = nil, startAtMs: Int? = nil,
                 silenceTimeoutMs: Int? = nil) {
@@ -173,4 +177,17 @@ public struct AudioSpec: Codable, Sendable, Equatable {
 public struct OutputSpec: Codable, Sendable, Equatable {
     public var url: String
     public init(url: String) { self.url = url }
+}
+
+/// `sei`: `{"volume": {"intervalMs", "uuid"}, "appData"}`.
+public struct SEISpec: Codable, Sendable, Equatable {
+    public var volume: VolumeSEISpec?
+    public var appData: String?
+    public init(volume: VolumeSEISpec? = nil, appData: String? = nil) { self.volume = volume; self.appData = appData }
+}
+
+public struct VolumeSEISpec: Codable, Sendable, Equatable {
+    public var intervalMs: Int?
+    public var uuid: String?
+    public init(intervalMs: Int? = nil, uuid: String? = nil) { self.intervalMs = intervalMs; self.uuid = uuid }
 }

@@ -60,6 +60,9 @@ public enum TaskDocumentReader {
         if let elements = root.array("outputs", issues: &issues) {
             document.outputs = elements.map { readOutput($0.value, path: $0.path, issues: &issues) }
         }
+        if let sei = root.object("sei", issues: &issues) {
+            document.sei = readSEI(sei, issues: &issues)
+        }
         root.reportUnknownFields(issues: &issues)
         return (document, issues.items)
     }
@@ -84,6 +87,7 @@ public enum TaskDocumentReader {
         input.loop = object.bool("loop", issues: &issues)
         input.startAtMs = object.int("startAtMs", issues: &issues)
         input.silenceTimeoutMs = object.int("silenceTimeoutMs", issues: &issues)
+        input.seiPassthrough = object.bool("seiPassthrough", issues: &issues)
         object.reportUnknownFields(issues: &issues)
         return input
     }

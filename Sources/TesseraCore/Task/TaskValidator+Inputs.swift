@@ -51,7 +51,9 @@ extension ValidationContext {
             }
         }
         guard let source else { return nil }
-        return ResolvedInput(id: spec.id, source: source, loop: loop, startAtMicroseconds: start, silenceMicroseconds: silence)
+        var input = ResolvedInput(id: spec.id, source: source, loop: loop, startAtMicroseconds: start, silenceMicroseconds: silence)
+        input.seiPassthrough = spec.seiPassthrough ?? true
+        return input
     }
 
     private mutating func resolveInputURL(_ url: String, at path: String) -> ResolvedInput.Source? {

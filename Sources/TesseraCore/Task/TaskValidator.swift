@@ -72,6 +72,7 @@ struct ValidationContext {
         let outputs = resolveOutputs(document.outputs, inputs: inputs, hasVideo: document.encoder?.video != nil,
                                      mode: mode)
 
+        let sei = resolveSEI(document.sei, hasVideo: document.encoder?.video != nil, mode: mode)
         if mode == .relay { checkRelay(document) }
         if options.offline, !document.inputs.isEmpty, document.inputs.allSatisfy({ $0.loop == true }),
            document.maxDurationSeconds == nil {
@@ -81,10 +82,12 @@ struct ValidationContext {
         let resolvedInputs = inputs.compactMap { $0 }
         guard let mode, let pace, let audio, let audioMix, let outputs, resolvedInputs.count == inputs.count
         else { return nil }
-        return ResolvedTask(taskId: taskId, mode: mode, pace: pace, maxDurationSeconds: maxDuration,
-                            idleTimeoutSeconds: idleTimeout, callbackUrl: callbackUrl, inputs: resolvedInputs,
-                            video: mode == .relay ? nil : video, audio: audio, layout: layout,
-                            audioMix: audioMix, outputs: outputs)
+        var task = ResolvedTask(taskId: taskId, mode: mode, pace: pace, maxDurationSeconds: maxDuration,
+                                idleTimeoutSeconds: idleTimeout, callbackUrl: callbackUrl, inputs: resolvedInputs,
+                                video: mode == .relay ? nil : video, audio: audio, layout: layout,
+                                audioMix: audioMix, outputs: outputs)
+        task.sei = sei
+        return task
     }
 
     // MARK: - Top-level fields

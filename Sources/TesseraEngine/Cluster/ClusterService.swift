@@ -175,6 +175,20 @@ public actor ClusterService: TaskService {
         return response.body
     }
 
+    /// Runs on the node that runs the task, like `PATCH`; refused on a stopped one.
+    public func injectSEI(_ taskId: String, _ body: Data) async throws -> SEIAccepted {
+        if await registry.localStatus(taskId) != nil { return try await registry.injectSEI(taskId, body) }
+        let record = try await record(taskId)
+        guard record.desired == .running, let owner = try await liveOwner(record) else {
+            throw ServiceError.invalidState("task \"\(taskId)\" is not running")
+        }
+        let response = try await send(PeerRequest(method: "POST", path: Self.path(taskId) + "/sei", body: body), to: owner)
+        guard (200..<300).contains(response.status) else { throw response.serviceError }
+        do { return try JSONDecoder().decode(SEIAccepted.self, from: response.body) } catch {
+            throw ServiceError(code: "PeerError", httpStatus: 502, message: "a node answered an SEI request unreadably")
+        }
+    }
+
     /// SIGTERM: with a shared store, turn `/readyz` to 503 and hand every task to another node
     /// (stopped here properly, then given to the node placement picks); tasks with nowhere to go,
     /// and every task of a single node, stop as they did and resume on the next start.

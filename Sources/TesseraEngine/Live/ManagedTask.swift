@@ -223,6 +223,19 @@ final class ManagedTask: @unchecked Sendable {
     /// What the store should hold once the task is final here (see `TaskSupervision`).
     var desiredAfterFinal: DesiredState? { lock.withLock { supervision.desiredAfterFinal } }
     var isAudioOnly: Bool { lock.withLock { plan.video == nil } }
+    var isRelay: Bool { lock.withLock { plan.mode == .relay } }
+
+    /// Hands an SEI message to the worker for its next output frames.
+    func injectSEI(_ injection: SEIInjection) throws {
+        let worker: WorkerProcess? = try lock.withLock {
+            if supervision.isFinal || supervision.isStopping {
+                throw ServiceError.invalidState("task \"\(id)\" is \((supervision.finalState ?? workerStatus.state).rawValue)")
+            }
+            return self.worker
+        }
+        guard let worker else { throw ServiceError.invalidState("task \"\(id)\" is not running yet; retry") }
+        worker.send(WorkerCommand(type: .sei, sei: injection))
+    }
     var sequence: Int64? { lock.withLock { lastSequence } }
 
     var status: TaskStatus {

@@ -23,7 +23,7 @@ public actor TaskRegistry {
     static let webhookSequenceJump: Int64 = 100
 
     /// Fields an update may carry; everything else is fixed for a task's life.
-    private static let updatableFields: Set<String> = ["layout", "audio", "inputs", "outputs", "sequence"]
+    private static let updatableFields: Set<String> = ["layout", "audio", "inputs", "outputs", "sequence", "sei"]
 
     public init(configuration: RegistryConfiguration, store: any TaskStore) {
         self.configuration = configuration
@@ -186,7 +186,7 @@ public actor TaskRegistry {
         }
         for key in changes.keys.sorted() where !Self.updatableFields.contains(key) {
             let what = ["encoder", "mode", "callbackUrl"].contains(key) ? "cannot be changed while a task runs"
-                : key == "taskId" ? "cannot be changed" : "is not a field an update may change (layout, audio, inputs, outputs, sequence)"
+                : key == "taskId" ? "cannot be changed" : "is not a field an update may change (layout, audio, inputs, outputs, sei, sequence)"
             throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "\(key) \(what)", path: key)
         }
         var sequence: Int64?
@@ -242,6 +242,31 @@ public actor TaskRegistry {
         // While this waited, a new task may have taken the id (and ports) of the finished one.
         if tasks[taskId] === task { rtp.release(taskId: taskId) }
         return task.status
+    }
+
+    /// `POST /v1/tasks/{taskId}/sei`: validated here, then handed to the task's worker.
+    public func injectSEI(_ taskId: String, _ body: Data) async throws -> SEIAccepted {
+        let task = try task(taskId)
+        let injection: SEIInjection
+        switch SEIInjection.read(body) {
+        case .success(let read): injection = read
+        case .failure(let failure):
+            let first = failure.issues.first
+            throw ServiceError(code: "InvalidSEI", httpStatus: 400, message: first?.message ?? "invalid SEI request",
+                               path: first?.path ?? "",
+                               issues: failure.issues.count > 1 ? failure.issues.map { .init(path: $0.path, message: $0.message) } : [])
+        }
+        if task.isAudioOnly {
+            throw ServiceError(code: "InvalidSEI", httpStatus: 400,
+                               message: "the task is audio-only (no encoder.video): it has no video to carry SEI", path: "encoder.video")
+        }
+        if task.isRelay {
+            throw ServiceError(code: "InvalidSEI", httpStatus: 400,
+                               message: "a relay passes its input's video through unchanged; it cannot add SEI", path: "mode")
+        }
+        try task.injectSEI(injection)
+        return SEIAccepted(taskId: taskId, uuid: SEIUUID.hex(injection.message.uuid ?? []),
+                           bytes: injection.message.payload.count - 16, repeat: injection.repeatCount)
     }
 
     public func snapshot(_ taskId: String) async throws -> Data {

@@ -17,6 +17,10 @@ public protocol TaskService: Sendable {
     func stop(_ taskId: String) async throws -> TaskStatus
     /// The current composite frame as PNG. `TaskNotFound` 404, `InvalidState` 409 (audio-only or ended).
     func snapshot(_ taskId: String) async throws -> Data
+    /// Puts an SEI message into the task's next output frames (`POST /v1/tasks/{taskId}/sei`).
+    /// `TaskNotFound` 404, `InvalidSEI` 400 (a field of the body, or an audio-only or relay task),
+    /// `InvalidState` 409 (ended).
+    func injectSEI(_ taskId: String, _ body: Data) async throws -> SEIAccepted
     /// Refuses new tasks from now on (`ShuttingDown` 503) and ends every running task properly
     /// (encoders flushed, trailers written, connections closed), waiting at most `seconds`.
     func shutdown(deadlineSeconds seconds: Double) async
@@ -73,4 +77,19 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     }
     public static let shuttingDown = ServiceError(code: "ShuttingDown", httpStatus: 503, message: "the server is shutting down",
                                                   retryAfterSeconds: 30)
+}
+
+/// The answer to an accepted SEI injection (202).
+public struct SEIAccepted: Codable, Sendable, Equatable {
+    public var taskId: String
+    /// The message's UUID as 32 hex digits.
+    public var uuid: String
+    /// Payload bytes after the UUID.
+    public var bytes: Int
+    /// Output frames that will carry it.
+    public var `repeat`: Int
+
+    public init(taskId: String, uuid: String, bytes: Int, repeat count: Int) {
+        self.taskId = taskId; self.uuid = uuid; self.bytes = bytes; self.repeat = count
+    }
 }

@@ -87,6 +87,8 @@ public enum WorkerMain {
         case .update:
             guard let task = command.plan else { return }
             pipeline.update(task)
+        case .sei:
+            if let injection = command.sei { pipeline.injectSEI(injection) }
         case .snapshot:
             let requestId = command.requestId
             // Waiting for the next frame must not hold up the command reader.
@@ -150,6 +152,7 @@ protocol TaskRunner: AnyObject, Sendable {
     func runTask() throws
     func requestStop()
     func update(_ task: ResolvedTask)
+    func injectSEI(_ injection: SEIInjection)
     func snapshot(timeoutSeconds: Double) -> YUVImage?
     var status: MixPipeline.Status { get }
     /// Raised when the status has something new to say (a state changed).
@@ -168,5 +171,7 @@ extension RelayPipeline: TaskRunner {
     func runTask() throws { try run() }
     /// A relay has no layout or mix to change; its outputs are fixed for its life.
     func update(_ task: ResolvedTask) {}
+    /// A relay passes its input's video through untouched (the registry refuses injections).
+    func injectSEI(_ injection: SEIInjection) {}
     func snapshot(timeoutSeconds: Double) -> YUVImage? { nil }
 }

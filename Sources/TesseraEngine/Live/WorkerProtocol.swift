@@ -4,7 +4,7 @@ import TesseraCore
 /// The messages between `tessera serve` and a task's worker process: one JSON object per line,
 /// commands on the worker's standard input, events on its standard output.
 public struct WorkerCommand: Codable, Sendable {
-    public enum Kind: String, Codable, Sendable { case start, update, stop, snapshot, lease }
+    public enum Kind: String, Codable, Sendable { case start, update, stop, snapshot, lease, sei }
     public var type: Kind
     /// `start` and `update`: the resolved plan, validated once by the server that took the
     /// request (with its limits); the worker trusts it as given and reads no limits of its own.
@@ -16,11 +16,13 @@ public struct WorkerCommand: Codable, Sendable {
     /// server; past that it ends its task (fencing: a paused or cut-off server's worker stops
     /// before another node may take the task over). nil: no lease.
     public var leaseSeconds: Double?
+    /// `sei`: a message for the next output frames.
+    public var sei: SEIInjection?
 
     public init(type: Kind, plan: ResolvedTask? = nil, requestId: Int? = nil, outputGiveUpSeconds: Double? = nil,
-                leaseSeconds: Double? = nil) {
+                leaseSeconds: Double? = nil, sei: SEIInjection? = nil) {
         self.type = type; self.plan = plan; self.requestId = requestId
-        self.outputGiveUpSeconds = outputGiveUpSeconds; self.leaseSeconds = leaseSeconds
+        self.outputGiveUpSeconds = outputGiveUpSeconds; self.leaseSeconds = leaseSeconds; self.sei = sei
     }
 }
 

@@ -11,6 +11,9 @@ public protocol MediaSink: AnyObject {
     func audio(_ planes: [UnsafePointer<Float>], count: Int, position: Int64)
     /// Whether to stop reading (task cancelled).
     var shouldStop: Bool { get }
+    /// Whether to pass on the SEI user data of H.264 pictures (`sei`, just before their `picture`).
+    var wantsSEI: Bool { get }
+    func sei(_ messages: [SEIMessage])
 }
 
 /// Reads a `MediaSource` to its end: demux, decode, hand each picture on for scaling to its draw
@@ -24,6 +27,7 @@ public final class MediaReader {
     private let outputSampleRate: Int
     private let packet = Packet()
     private let frame = Frame()
+    private let seiReader = SEIPacketReader()
     /// Added to every timestamp: the length of the passes already played (for `loop`).
     private var loopOffsetMicroseconds: Int64 = 0
     /// The furthest end of any picture or sample in this pass, relative to the input's start.
@@ -44,6 +48,7 @@ public final class MediaReader {
             if try source.demuxer.read(into: packet) {
                 let index = packet.pointer.pointee.stream_index
                 if index == source.demuxer.videoStreamIndex, let video = source.video {
+                    if sink.wantsSEI && video.carriesH264SEI { seiReader.note(packet) }
                     if !(try decode(packet, with: video, sink: sink)) { return }
                 } else if index == source.demuxer.audioStreamIndex, let audio = source.audio {
                     if !(try decode(packet, with: audio, sink: sink)) { return }
@@ -93,6 +98,7 @@ public final class MediaReader {
             let durationKnown = duration > 0
             if !durationKnown { duration = source.nominalFrameDurationMicroseconds }
             passEndMicroseconds = max(passEndMicroseconds, relativeMicroseconds + duration)
+            if sink.wantsSEI { sink.sei(seiReader.take(for: pointer)) }
             return try sink.picture(DecodedPicture(frame: pointer, scaler: scaler, orientation: source.orientation,
                                                    ptsMicroseconds: loopOffsetMicroseconds + relativeMicroseconds,
                                                    durationMicroseconds: duration, durationIsKnown: durationKnown))

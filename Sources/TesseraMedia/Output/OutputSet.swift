@@ -17,6 +17,7 @@ public final class OutputSet {
     private let giveUpSeconds: Double
     private let videoSettings: VideoSettings?
     private var forceKeyframe = false
+    private let seiWriter = SEIPacketWriter()
 
     private let video: Encoder?
     private let audio: Encoder
@@ -150,14 +151,16 @@ public final class OutputSet {
         }
     }
 
-    /// Encodes the composite picture for frame `index` (time `index / fps`) and writes it everywhere.
-    public func writeVideo(_ picture: YUVImage, frameIndex: Int64) throws {
+    /// Encodes the composite picture for frame `index` (time `index / fps`) and writes it
+    /// everywhere, with `sei` in that frame's access unit.
+    public func writeVideo(_ picture: YUVImage, frameIndex: Int64, sei: [SEIMessage] = []) throws {
         for case (_, .raw(let writer)) in destinations { try writer.write(picture) }
         guard let video else { return }
         let keyframe = forceKeyframe
         forceKeyframe = false
+        seiWriter.schedule(sei, frameIndex: frameIndex)
         try video.encode(picture: picture, pts: frameIndex, forceKeyframe: keyframe) { packet in
-            try distribute(packet, streamIndex: 0)
+            try distribute(seiWriter.apply(to: packet), streamIndex: 0)
         }
     }
 
@@ -173,7 +176,7 @@ public final class OutputSet {
     /// publishers finish side by side, so one stuck peer costs its own timeout once, not one per
     /// output; outputs removed earlier and still finishing are waited for too.
     public func finish() throws {
-        try video?.flush { packet in try distribute(packet, streamIndex: 0) }
+        try video?.flush { packet in try distribute(seiWriter.apply(to: packet), streamIndex: 0) }
         try audio.flush { packet in try distribute(packet, streamIndex: video == nil ? 0 : 1) }
         let seconds = Self.finishSeconds
         for case (_, .publisher(let publisher)) in destinations {

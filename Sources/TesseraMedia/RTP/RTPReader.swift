@@ -19,6 +19,7 @@ final class RTPReader: InputReader {
     private var clock = ParticipantClock()
     private let frame = Frame()
     private let origin = MonotonicClock.nanoseconds
+    private let seiReader = SEIPacketReader()
     private var lastVideoPts: Int64?
     private(set) var decodeErrors = 0
     private let countersLock = NSLock()
@@ -151,6 +152,7 @@ final class RTPReader: InputReader {
                                                  clockRate: stream.media.clockRate, arrivalMicroseconds: encoded.arrivalMicroseconds)
         if stream.media.kind == .video { stream.frameOrientations.note(orientation, ptsMicroseconds: pts) }
         let packet = try Packet(bytes: encoded.data, ptsMicroseconds: pts, isKeyframe: encoded.isKeyframe)
+        if stream.media.kind == .video, sink.wantsSEI, stream.decoder.carriesH264SEI { seiReader.note(packet) }
         do {
             _ = try stream.decoder.decode(packet, into: frame) { frame in try deliver(frame, of: stream, sink: sink) }
         } catch is MediaError {
@@ -173,6 +175,7 @@ final class RTPReader: InputReader {
             let duration = lastVideoPts.map { min(max(pts - $0, 10_000), 200_000) } ?? 33_333
             lastVideoPts = pts
             let orientation = stream.frameOrientations.take(ptsMicroseconds: pts)
+            if sink.wantsSEI { sink.sei(seiReader.take(for: pointer)) }
             return try sink.picture(DecodedPicture(frame: pointer, scaler: scaler, orientation: orientation, ptsMicroseconds: pts,
                                                    durationMicroseconds: duration, durationIsKnown: false))
         }
