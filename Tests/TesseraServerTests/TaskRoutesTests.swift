@@ -122,6 +122,20 @@ import TesseraServer
         }
     }
 
+    @Test func seiIsAccepted202() async throws {
+        try await TestServer().test { client in
+            _ = try await client.execute(uri: "/v1/tasks", method: .post, body: buffer(taskBody))
+            let accepted = try await client.execute(uri: "/v1/tasks/room-1/sei", method: .post, body: buffer(#"{"payload": "hi"}"#))
+            #expect(accepted.status == .accepted)
+            let body = try JSONDecoder().decode(SEIAccepted.self, from: Data(accepted.body.readableBytesView))
+            #expect(body.taskId == "room-1" && body.repeat == 1)
+            let unknown = try await client.execute(uri: "/v1/tasks/nope/sei", method: .post, body: buffer(#"{"payload": "hi"}"#))
+            #expect(unknown.status == .notFound)
+            let wrongMethod = try await client.execute(uri: "/v1/tasks/room-1/sei", method: .get)
+            #expect(wrongMethod.status == .methodNotAllowed)
+        }
+    }
+
     @Test func tooManyTasksIs429WithRetryAfter() async throws {
         let server = TestServer()
         await server.service.set(maxTasks: 0)

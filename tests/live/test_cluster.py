@@ -2,7 +2,7 @@
 would: three nodes on loopback ports sharing a real PostgreSQL (Debian's, started by the fixture
 as the `postgres` user from its own data dir) and an nginx-rtmp, streams read back with ffmpeg.
 
-- any node answers for any task (create, read, update, stop, snapshot, list; 409 from any node);
+- any node answers for any task (create, read, update, stop, snapshot, SEI, list; 409 from any node);
 - placement spreads tasks by --max-tasks, 429 + Retry-After only when no node has room;
 - a node and its workers killed with SIGKILL: its tasks run and publish elsewhere in time;
 - SIGTERM drains a node: /readyz 503 at once, tasks move, the RTMP output comes back, exit 0;
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 
 import pytest
@@ -19,6 +20,7 @@ import pytest
 from helpers import ffprobe
 from livetools import TesseraServer, log_tail, pid_alive, side_by_side, wait_stream, wait_until
 from pgtools import PostgresServer
+from seitools import TESSERA_UUID, frames_with, sei_per_frame
 from test_webhooks import Receiver
 
 pytestmark = pytest.mark.live
@@ -114,6 +116,32 @@ def test_any_node_answers_for_any_task(cluster, clips, rtmp_server):
     assert a.status("anynode")["state"] == "stopped"
     assert wait_until(lambda: cluster.running_workers() == 0, 10)
     assert b.get("/v1/tasks/nosuch").status == 404
+
+
+def test_sei_through_a_node_that_does_not_run_the_task(cluster, clips, rtmp_server):
+    a = cluster.nodes[0].client
+    url = rtmp_server.url("seinode")
+    owner = a.create(side_by_side("seinode", clips.red, clips.blue, [url]))["node"]
+    other = next(n for n in cluster.nodes if n is not cluster.by_id(owner)).client
+    other.wait_state("seinode", "running", 15)
+    wait_stream(url, 15)
+    r = other.post("/v1/tasks/seinode/sei", {"payload": "x", "repeat": 99})
+    assert r.status == 400 and r.json["error"]["path"] == "repeat", r.body
+    assert other.post("/v1/tasks/nosuch/sei", {"payload": "x"}).status == 404
+    # Forwarded to the owner and into its worker: 30 frames running in the stream.
+    dump = cluster.out / "seinode.flv"
+    reader = subprocess.Popen(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-i", url, "-t", "4",
+                               "-c", "copy", "-y", str(dump)], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.5)
+        r = other.post("/v1/tasks/seinode/sei", {"payload": "via-peer", "repeat": 30})
+        assert r.status == 202 and r.json["repeat"] == 30, r.body
+        reader.wait(30)
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+    found = frames_with(sei_per_frame(dump), 5, TESSERA_UUID + b"via-peer")
+    assert found and found == list(range(found[0], found[0] + 30)), found
 
 
 def test_placement_spreads_tasks_and_refuses_only_when_full(tmp_path, media, postgres, clips):
