@@ -49,6 +49,28 @@ def test_rtp_participant_sei_reaches_the_rtmp_output_byte_for_byte(api, rtmp_ser
     assert gaps <= {14, 15, 16}, f"SEI frames {carried}: expected one every 15 frames"
 
 
+def test_pull_input_sei_reaches_the_output(api, rtmp_server, media):
+    """An RTMP pull input (FLV: length-prefixed NAL units) whose SEI rides every keyframe."""
+    clip = media.video("color=c=0x3060C0:s=320x240:r=30:d=2", ext="mp4", stem="sei-pull",
+                       extra=["-g", "15", "-x264-params", "aud=1", "-bsf:v", f"h264_metadata=sei_user_data={UUID}+{TEXT}"])
+    src = rtmp_server.url("sei-src")
+    publisher = subprocess.Popen(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-stream_loop", "-1",
+                                  "-i", str(media.path(clip)), "-c", "copy", "-f", "flv", src],
+                                 stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_stream(src, 20)
+        url = rtmp_server.url("sei-pulled")
+        api.create(mix_task("sei-pull", [{"id": "cdn", "url": src}], url))
+        wait_stream(url, 20)
+        assert wait_until(lambda: api.status("sei-pull")["inputs"][0]["state"] == "live", 20), api.status("sei-pull")
+        carried = frames_with(sei_per_frame(url, seconds=3), *MESSAGE)
+        # With every keyframe: every 15 frames, 6 in 3 s (the reader starts at a keyframe).
+        assert len(carried) >= 4, carried
+    finally:
+        publisher.kill()
+        publisher.wait(10)
+
+
 def test_injected_sei_goes_into_the_next_repeat_frames(api, rtmp_server, clips, tmp_path):
     url = rtmp_server.url("sei-inject")
     api.create(mix_task("sei-inject", [{"id": "cam", "url": clips.red, "loop": True}], url))
