@@ -38,6 +38,42 @@ def nal_units(stream: bytes) -> list[bytes]:
     return [u for u in units if u]
 
 
+def escape(rbsp: bytes) -> bytes:
+    """Emulation prevention: 00 00 followed by 00–03 gets an 03 in between."""
+    out, zeros = bytearray(), 0
+    for b in rbsp:
+        if zeros >= 2 and b <= 3:
+            out.append(3)
+            zeros = 0
+        out.append(b)
+        zeros = zeros + 1 if b == 0 else 0
+    return bytes(out)
+
+
+def sei_nal(messages: list[tuple[int, bytes]]) -> bytes:
+    """One SEI NAL unit (header byte first) carrying `messages`."""
+    rbsp = bytearray()
+    for ptype, payload in messages:
+        for v in (ptype, len(payload)):
+            rbsp += b"\xff" * (v // 255) + bytes([v % 255])
+        rbsp += payload
+    return b"\x06" + escape(bytes(rbsp) + b"\x80")
+
+
+def with_sei_in_every_picture(stream: bytes, messages: list[tuple[int, bytes]]) -> bytes:
+    """An Annex B stream with an SEI NAL unit carrying `messages` before the first slice of every
+    access unit."""
+    out = bytearray()
+    for au in access_units(stream):
+        inserted = False
+        for nal in au:
+            if not inserted and 1 <= nal[0] & 0x1F <= 5:
+                out += b"\x00\x00\x00\x01" + sei_nal(messages)
+                inserted = True
+            out += b"\x00\x00\x00\x01" + nal
+    return bytes(out)
+
+
 def unescape(payload: bytes) -> bytes:
     return re.sub(b"\x00\x00\x03", b"\x00\x00", payload)
 

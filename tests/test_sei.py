@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from helpers import run_tessera, sine, task
-from seitools import VOLUME_UUID, X264_UUID, frames_with, frames_with_uuid, sei_per_frame, volume_messages
+from helpers import ffmpeg, run_tessera, sine, task
+from seitools import X264_UUID, annexb, frames_with, frames_with_uuid, sei_per_frame, volume_messages, with_sei_in_every_picture
 
 UUID = "0123456789abcdef0123456789abcdef"
 TEXT = "product-42.popup-on"
@@ -45,6 +45,20 @@ def test_input_sei_lands_in_the_frames_showing_its_pictures(ws, media, ext):
         assert frames_with(out, *MESSAGE) == carried
     # Our encoder's info message once (its first frame); the input's copies are not carried.
     assert [i for i, _ in frames_with_uuid(out, X264_UUID)] == [0]
+
+
+def test_registered_t35_user_data_rides_every_picture(ws, media):
+    """user_data_registered_itu_t_t35 (type 4: country code, provider, data), put before the slice
+    of every picture of a stream, comes out in every output frame, zero runs and all."""
+    t35 = (4, b"\xb5\x00\x3c" + b"tessera\x00\x00\x00\x01\x02" + bytes(range(40)))
+    plain = media.video("color=c=0x208040:s=64x48:r=10:d=1", ext="ts", stem="t35-plain", extra=["-x264-params", "aud=1"])
+    raw = media.root / "t35.h264"
+    raw.write_bytes(with_sei_in_every_picture(annexb(media.path(plain)), [t35]))
+    clip = media.root / "t35.mkv"
+    ffmpeg("-f", "h264", "-framerate", "10", "-i", str(raw), "-c", "copy", str(clip))
+    assert frames_with(sei_per_frame(clip), *t35) == list(range(10))
+    ws.mix(one_input(clip.name, "out.mp4"))
+    assert frames_with(sei_per_frame(ws.out / "out.mp4"), *t35) == list(range(10))
 
 
 def test_passthrough_off_carries_nothing(ws, media):

@@ -236,6 +236,7 @@ final class ManagedTask: @unchecked Sendable {
         guard let worker else { throw ServiceError.invalidState("task \"\(id)\" is not running yet; retry") }
         worker.send(WorkerCommand(type: .sei, sei: injection))
     }
+
     var sequence: Int64? { lock.withLock { lastSequence } }
 
     var status: TaskStatus {
