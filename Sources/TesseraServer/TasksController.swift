@@ -69,7 +69,8 @@ struct TasksController<Context: RequestContext>: Sendable {
 
     @Sendable func injectSEI(_ request: Request, context: Context) async throws -> Response {
         let id = try taskId(context)
-        let body = try await RequestBodyReader.read(request, limit: maxBodyBytes)
+        var request = request
+        let body = try await request.collectBody(limit: maxBodyBytes)
         let accepted = try await service.injectSEI(id, body)
         return try Responses.json(accepted, status: .accepted)
     }

@@ -98,7 +98,7 @@ import Yams
         }
         #expect(check.problems.isEmpty, "\(check.problems)")
         let unused = ["TaskDocument", "Input", "RTPInput", "Encoder", "VideoEncoder", "AudioEncoder", "Layout", "Region",
-                      "AudioMix", "Output"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
+                      "AudioMix", "Output", "SEI"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
             .subtracting(check.used)
         #expect(unused.isEmpty, "declared in openapi.yaml but not in TaskDocument: \(unused.sorted())")
     }
@@ -114,12 +114,16 @@ import Yams
             #expect(invalid.status == .badRequest && invalid.errorBody?.issues?.count == 2)
             let missing = try await client.execute(uri: "/v1/tasks/nope", method: .get)
             #expect(missing.status == .notFound)
+            let sei = try await client.execute(uri: "/v1/tasks/room-1/sei", method: .post, headers: jsonHeaders(),
+                                               body: buffer(#"{"payload": "x"}"#))
+            #expect(sei.status == .accepted)
             return [(created, "TaskStatus", "POST /v1/tasks"), (list, "TaskList", "GET /v1/tasks"), (invalid, "Error", "400"),
-                    (missing, "Error", "404")].map { (Data($0.0.body.readableBytesView), $0.1, $0.2) }
+                    (missing, "Error", "404"), (sei, "SEIAccepted", "POST /v1/tasks/{taskId}/sei")].map { (Data($0.0.body.readableBytesView), $0.1, $0.2) }
         }
         for answer in answers { try check.check(answer.body, against: answer.schema, sample: answer.sample) }
         #expect(check.problems.isEmpty, "\(check.problems)")
-        #expect(check.used.isSuperset(of: ["Error.error.path", "Error.error.issues", "TaskList.tasks"]), "\(check.used)")
+        #expect(check.used.isSuperset(of: ["Error.error.path", "Error.error.issues", "TaskList.tasks", "SEIAccepted.repeat"]),
+                "\(check.used)")
     }
 
     /// A sample that breaks the schema is reported: the check can fail.
@@ -175,10 +179,12 @@ enum Samples {
             RegionSpec(image: "logo.png", x: 0, y: 0, width: 10, height: 10),
             RegionSpec(text: "hi", x: 0, y: 0, width: 10, height: 10, fontSize: 20, color: "#FFFFFF", font: "f.ttf", align: "left"),
         ]
-        let full = TaskDocument(
+        var cam = InputSpec(id: "cam", url: "a.mp4", loop: true, startAtMs: 0, silenceTimeoutMs: 2000)
+        cam.seiPassthrough = false
+        var full = TaskDocument(
             taskId: "room", mode: "mix", pace: "realtime", maxDurationSeconds: 60, idleTimeoutSeconds: 30,
             callbackUrl: "http://hooks/x",
-            inputs: [InputSpec(id: "cam", url: "a.mp4", loop: true, startAtMs: 0, silenceTimeoutMs: 2000),
+            inputs: [cam,
                      InputSpec(id: "sfu", rtp: RTPSpec(sdp: "v=0")),
                      InputSpec(id: "alloc", rtp: RTPSpec(allocate: RTPAllocation(video: "H264", audio: "opus")))],
             encoder: encoder,
@@ -186,6 +192,7 @@ enum Samples {
                                fill: "present", audioOnlySlots: true, main: "sfu"),
             audio: AudioSpec(inputs: ["cam"], volumes: ["cam": 100]),
             outputs: [OutputSpec(url: "out.mp4")])
+        full.sei = SEISpec(volume: VolumeSEISpec(intervalMs: 1000, uuid: "0d6e1a9f3c2b4d8e8f7a6b5c4d3e2f10"), appData: "room")
         return [full, TaskDocument(inputs: [InputSpec(id: "a", url: "a.mp4")], outputs: [OutputSpec(url: "o.mp4")])]
     }
 }
