@@ -183,7 +183,7 @@ class FlashSender:
         # With a (silent) voice as a host's app sends it, so both paths carry audio and video.
         cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "gray",
                "-s", f"{W}x{H}", "-r", str(FPS), "-i", "-", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo"] + output_args
-        self.proc = procs.start(cmd, stdin=subprocess.PIPE)
+        self.proc = procs.start(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)  # -f rtp prints its SDP
         self.flashes: list[float] = []
         self.seconds = seconds
         self.thread = threading.Thread(target=self._run, daemon=True)
