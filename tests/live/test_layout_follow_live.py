@@ -21,14 +21,6 @@ THREE = [((80, 60), RED), ((240, 60), GREEN), ((80, 180), BLUE), ((240, 180), BL
 TWO = [((80, 60), RED), ((80, 180), RED), ((240, 60), BLUE), ((240, 180), BLUE)]
 
 
-@pytest.fixture
-def senders():
-    started: list[RtpSender] = []
-    yield started
-    for s in started:
-        s.kill()
-
-
 def live_task(task_id: str, inputs: list, layout: dict, url: str) -> dict:
     return {"taskId": task_id, "inputs": inputs,
             "encoder": {"video": {"width": W, "height": H, "fps": 30, "bitrateKbps": 800, "gopSeconds": 1,
