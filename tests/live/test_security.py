@@ -164,7 +164,8 @@ def test_every_route_needs_the_token_and_healthz_and_readyz_are_open(guarded):
         m = re.match(r"^    (get|post|patch|delete|put):$", line)
         if m and current:
             routes.append((m.group(1).upper(), current.replace("{taskId}", "t1")))
-    assert len(routes) == 10, routes
+    assert len(routes) == 11, routes
+    assert ("POST", "/v1/tasks/t1/sei") in routes, routes
     refused = [("no header", {}), ("wrong token", {"Authorization": "Bearer wrong"}),
                ("token prefix", {"Authorization": f"Bearer {TOKEN[:-1]}"}),
                ("Basic scheme", {"Authorization": f"Basic {TOKEN}"}), ("bare token", {"Authorization": TOKEN})]
