@@ -33,7 +33,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -41,18 +40,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from benchtools import free_port, nginx_rtmp_command, wait_port  # noqa: E402
 FPS = 30
 W, H = 640, 360
 SMALL_W, SMALL_H = 64, 36
 # A flash every two seconds: a delay up to that long is still matched to its own flash.
 FLASH_EVERY = 2 * FPS
 VIDEO_CODEC = ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", str(FPS), "-bf", "0", "-pix_fmt", "yuv420p"]
-
-
-def free_port(kind=socket.SOCK_STREAM) -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def free_udp_pair() -> int:
@@ -67,17 +62,6 @@ def free_udp_pair() -> int:
         except OSError:
             continue
     raise SystemExit("no free UDP port pair")
-
-
-def wait_port(port: int, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            s.settimeout(0.3)
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise SystemExit(f"nothing listens on {port}")
 
 
 class Processes:
@@ -232,18 +216,25 @@ def flash_delays(sent: list[float], arrivals: list[float], frames: list[bytes]) 
     return delays
 
 
+def watch_flashes(procs, sender: FlashSender, url: str, settle: float) -> list[float]:
+    """Plays `url` from `settle` seconds after the sender started until it ends; the flash delays seen."""
+    time.sleep(settle)
+    player = Player(procs, url)
+    sender.join()
+    time.sleep(1.0)
+    arrivals, frames, _ = player.snapshot()
+    procs.stop(player.proc)
+    if not arrivals:
+        print(f"# the player of {url} saw no frame: {player.problems[-12:]}", file=sys.stderr)
+    return flash_delays(sender.flashes, arrivals, frames)
+
+
 def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tuple[list[float], list[float]]:
     # (a) straight to nginx.
     direct_name = f"direct-{tag}"
     sender = FlashSender(procs, ["-map", "0:v", "-map", "1:a"] + VIDEO_CODEC + ["-c:a", "aac", "-b:a", "64k", "-shortest",
                                  "-f", "flv", f"{rtmp}/{direct_name}"], seconds)
-    time.sleep(1.0)
-    player = Player(procs, f"{rtmp}/{direct_name}")
-    sender.join()
-    time.sleep(1.0)
-    arrivals, frames, _ = player.snapshot()
-    procs.stop(player.proc)
-    direct = flash_delays(sender.flashes, arrivals, frames)
+    direct = watch_flashes(procs, sender, f"{rtmp}/{direct_name}", settle=1.0)
 
     # (b) RTP into a Tessera task, published to nginx.
     port, audio_port = free_udp_pair(), free_udp_pair()
@@ -263,16 +254,8 @@ def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tu
                                  f"rtp://127.0.0.1:{port}?rtcpport={port + 1}",
                                  "-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-shortest", "-f", "rtp", "-payload_type", "111",
                                  f"rtp://127.0.0.1:{audio_port}?rtcpport={audio_port + 1}"], seconds)
-    time.sleep(1.5)
-    player = Player(procs, f"{rtmp}/{task_id}")
-    sender.join()
-    time.sleep(1.0)
-    arrivals, frames, _ = player.snapshot()
-    procs.stop(player.proc)
+    via = watch_flashes(procs, sender, f"{rtmp}/{task_id}", settle=1.5)
     api.call("DELETE", f"/v1/tasks/{task_id}")
-    via = flash_delays(sender.flashes, arrivals, frames)
-    if not arrivals:
-        print(f"# the player of {task_id} saw no frame: {player.problems[-12:]}", file=sys.stderr)
     return direct, via
 
 
@@ -345,13 +328,9 @@ def main() -> int:
     for tool in ("ffmpeg", "nginx"):
         if not shutil.which(tool):
             raise SystemExit(f"{tool} not found")
-    module = next((p for p in ("/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so")
-                   if os.path.exists(p)), None)
-    if not module:
-        raise SystemExit("ngx_rtmp_module.so not found (apt-get install nginx libnginx-mod-rtmp)")
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
-    (work / "nginx").mkdir(parents=True)
+    work.mkdir(parents=True)
     (work / "out").mkdir()
     media = work / "pattern.mp4"
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=5", "-c:v", "libx264",
@@ -360,18 +339,8 @@ def main() -> int:
     procs = Processes()
     try:
         rtmp_port = free_port()
-        conf = work / "nginx" / "nginx.conf"
-        conf.write_text(f"""load_module {module};
-daemon off;
-master_process off;
-worker_processes 1;
-pid {work}/nginx/nginx.pid;
-error_log {work}/nginx/error.log info;
-events {{ worker_connections 256; }}
-rtmp {{ server {{ listen 127.0.0.1:{rtmp_port}; chunk_size 4096; application live {{ live on; record off;
-    exec_publish /bin/sh -c "date +%s.%N > {work}/published-$name"; }} }} }}
-""")
-        procs.start(["nginx", "-p", str(work / "nginx"), "-c", str(conf), "-e", str(work / "nginx" / "error.log")],
+        procs.start(nginx_rtmp_command(work / "nginx", rtmp_port,
+                                       f'exec_publish /bin/sh -c "date +%s.%N > {work}/published-$name";'),
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_port(rtmp_port)
         api_port = free_port()

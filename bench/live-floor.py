@@ -24,7 +24,6 @@ import json
 import os
 import resource
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -33,26 +32,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from benchtools import free_port, nginx_rtmp_command, wait_port  # noqa: E402
 SECONDS = 10
 W, H, FPS, KBPS = 1280, 720, 30, 2500
 X264 = ["-c:v", "libx264", "-preset", "veryfast", "-b:v", f"{KBPS}k", "-maxrate", f"{KBPS}k", "-bufsize", f"{2 * KBPS}k",
         "-g", str(2 * FPS), "-keyint_min", str(2 * FPS), "-x264-params", "scenecut=0:bframes=0", "-pix_fmt", "yuv420p"]
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port: int) -> None:
-    for _ in range(100):
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise SystemExit(f"nothing listens on {port}")
 
 
 def child_cpu(cmd: list[str]) -> float:
@@ -174,28 +160,13 @@ def main() -> int:
                     "--work", str(work)], check=True, stdout=subprocess.DEVNULL)
     media = work / "media"
     inputs = [media / f"in{i}-v2-{SECONDS}s.mp4" for i in range(1, 5)]
-    module = next((p for p in ("/usr/lib/nginx/modules/ngx_rtmp_module.so", "/usr/share/nginx/modules/ngx_rtmp_module.so")
-                   if os.path.exists(p)), None)
-    if not module:
-        raise SystemExit("ngx_rtmp_module.so not found (apt-get install nginx libnginx-mod-rtmp)")
     run = work / "floor"
     shutil.rmtree(run, ignore_errors=True)
-    (run / "nginx").mkdir(parents=True)
-    (run / "out").mkdir()
+    (run / "out").mkdir(parents=True)
     processes: list[subprocess.Popen] = []
     try:
         rtmp_port, api_port = free_port(), free_port()
-        conf = run / "nginx" / "nginx.conf"
-        conf.write_text(f"""load_module {module};
-daemon off;
-master_process off;
-worker_processes 1;
-pid {run}/nginx/nginx.pid;
-error_log {run}/nginx/error.log info;
-events {{ worker_connections 256; }}
-rtmp {{ server {{ listen 127.0.0.1:{rtmp_port}; chunk_size 4096; application live {{ live on; record off; }} }} }}
-""")
-        processes.append(subprocess.Popen(["nginx", "-p", str(run / "nginx"), "-c", str(conf)],
+        processes.append(subprocess.Popen(nginx_rtmp_command(run / "nginx", rtmp_port),
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         with open(run / "serve.log", "wb") as log:
             processes.append(subprocess.Popen([args.tessera, "serve", "--host", "127.0.0.1", "--port", str(api_port),

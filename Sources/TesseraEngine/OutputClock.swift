@@ -66,14 +66,14 @@ final class OutputClock {
 
     private func runVideo(_ video: VideoSettings, progress: (MixPipeline.Progress) -> Void) throws {
         let canvases = CanvasRing(width: video.width, height: video.height)
+        // The same instants the inputs judge their pictures by (a picture none shows is not scaled).
+        let instants = OutputInstants(fps: video.fps, toleranceMicroseconds: InputChannel.timestampToleranceMicroseconds)
         var frameIndex: Int64 = 0
         var lastReport: Double = 0
         while true {
-            // Rounded like input timestamps are (`av_rescale_q` rounds to nearest), so an input at
-            // the output's own rate lands exactly on the frame it belongs to, not one before.
-            let time = (frameIndex * 1_000_000 + Int64(video.fps) / 2) / Int64(video.fps)
+            let time = instants.time(ofFrame: frameIndex)
             if try shouldEnd(at: time) { break }
-            if live { waitForWallClock(time, frameMicroseconds: 1_000_000 / Int64(video.fps)) }
+            if live { waitForWallClock(time, frameMicroseconds: instants.frameMicroseconds) }
             try applyPendingUpdate()
             let frames = currentPictures(at: time)
             followTheRoom(frames: frames, at: time)

@@ -16,7 +16,9 @@ public struct OutputInstants: Sendable, Equatable {
         self.toleranceMicroseconds = toleranceMicroseconds
     }
 
-    /// The time of frame `index`, in microseconds (rounded to nearest, as input timestamps are).
+    /// The time of frame `index`, in microseconds: rounded to nearest like input timestamps are
+    /// (`av_rescale_q`), so an input at the output's own rate lands exactly on its frame, not one
+    /// before.
     public func time(ofFrame index: Int64) -> Int64 {
         (index * 1_000_000 + Int64(fps) / 2) / Int64(fps)
     }
