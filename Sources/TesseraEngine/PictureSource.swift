@@ -11,6 +11,14 @@ final class PictureSource {
     /// Text regions rendered and region masks built once per change, not per frame.
     private let texts = TextPictureCache()
     private let masks = CoverageMaskCache()
+    /// Resampled stand-ins for pictures decoded before a re-flow; each keeps its frame alive so
+    /// the identifier in its key stays that frame's.
+    private var resamples: [ResampleKey: (frame: DecodedVideoFrame, image: YUVImage)] = [:]
+
+    private struct ResampleKey: Hashable {
+        var frame: ObjectIdentifier
+        var size: PixelSize
+    }
 
     /// Loads every image the layout names; an image that cannot be decoded fails the task.
     func load(_ layout: ResolvedLayout) throws { adopt(try Self.decodeImages(of: layout)) }
@@ -62,15 +70,26 @@ final class PictureSource {
                 if let picture = frame.scaled[size] { return RegionPicture(image: picture, mask: mask) }
                 // Decoded before a layout change (a re-flow) that gave it a new size: resample the
                 // largest size it has for the few frames until the input scales for the new one.
-                if let largest = frame.scaled.values.max(by: { $0.width * $0.height < $1.width * $1.height }) {
-                    return RegionPicture(image: largest.resampled(to: size), mask: mask)
-                }
+                if let picture = resampled(frame, to: size) { return RegionPicture(image: picture, mask: mask) }
             }
             guard let placeholder = region.placeholderImage else { return RegionPicture(image: nil, mask: mask) }
             // A placeholder is shown whole: `sourceCrop` is about the input's picture.
             return RegionPicture(image: try still(placeholder, fittedTo: regionSize, mode: region.renderMode, crop: nil),
                                  cropped: false, mask: mask)
         }
+    }
+
+    /// A frame's largest scaled picture resampled to `size`, made once per frame and size: a
+    /// picture may stay on show for many output frames (a slow input, a held last frame).
+    private func resampled(_ frame: DecodedVideoFrame, to size: PixelSize) -> YUVImage? {
+        let key = ResampleKey(frame: ObjectIdentifier(frame), size: size)
+        if let held = resamples[key] { return held.image }
+        guard let largest = frame.scaled.values.max(by: { $0.width * $0.height < $1.width * $1.height }) else { return nil }
+        // Only the pictures on show now are worth keeping; a re-flow needs a handful.
+        if resamples.count >= 16 { resamples.removeAll() }
+        let image = largest.resampled(to: size)
+        resamples[key] = (frame, image)
+        return image
     }
 
     private func still(_ path: String, fittedTo regionSize: PixelSize, mode: RenderMode, crop: SourceCrop?) throws -> YUVImage? {
