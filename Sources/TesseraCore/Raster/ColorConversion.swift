@@ -27,8 +27,6 @@ public enum YUVMatrix: Sendable, Equatable {
 /// luma row has y weight 1. Code values wrap it: limited Y = 16 + 219y, C = 128 + 224p;
 /// full Y = 255y, C = 128 + 255p.
 public struct ColorConversion: Sendable, Equatable {
-    private let lumaScale: Int32, lumaFromCb: Int32, lumaFromCr: Int32, lumaInOffset: Int32
-    private let cbFromCb: Int32, cbFromCr: Int32, crFromCb: Int32, crFromCr: Int32
     /// The seven 256-entry look-up tables `apply` runs on, in that order.
     private let tables: [Int32]
     private static let shift: Int32 = 14
@@ -41,16 +39,10 @@ public struct ColorConversion: Sendable, Equatable {
         let inLuma = fullRange ? 255.0 : 219.0, inChroma = fullRange ? 255.0 : 224.0
         let outLuma = 219.0, outChroma = 224.0
         func fixed(_ value: Double) -> Int32 { Int32((value * Self.one).rounded()) }
-        lumaScale = fixed(outLuma / inLuma * m[0][0])
-        lumaFromCb = fixed(outLuma / inChroma * m[0][1])
-        lumaFromCr = fixed(outLuma / inChroma * m[0][2])
-        lumaInOffset = fullRange ? 0 : 16
-        cbFromCb = fixed(outChroma / inChroma * m[1][1])
-        cbFromCr = fixed(outChroma / inChroma * m[1][2])
-        crFromCb = fixed(outChroma / inChroma * m[2][1])
-        crFromCr = fixed(outChroma / inChroma * m[2][2])
-        tables = Self.tables(lumaScale: lumaScale, lumaInOffset: lumaInOffset, lumaFromCb: lumaFromCb, lumaFromCr: lumaFromCr,
-                             cbFromCb: cbFromCb, cbFromCr: cbFromCr, crFromCb: crFromCb, crFromCr: crFromCr)
+        tables = Self.tables(lumaScale: fixed(outLuma / inLuma * m[0][0]), lumaInOffset: fullRange ? 0 : 16,
+                             lumaFromCb: fixed(outLuma / inChroma * m[0][1]), lumaFromCr: fixed(outLuma / inChroma * m[0][2]),
+                             cbFromCb: fixed(outChroma / inChroma * m[1][1]), cbFromCr: fixed(outChroma / inChroma * m[1][2]),
+                             crFromCb: fixed(outChroma / inChroma * m[2][1]), crFromCr: fixed(outChroma / inChroma * m[2][2]))
     }
 
     private static func tables(lumaScale: Int32, lumaInOffset: Int32, lumaFromCb: Int32, lumaFromCr: Int32,
