@@ -38,8 +38,34 @@ final class VideoScaler {
                           sourceFullRange: fullRange,
                           width: size.width, height: size.height, withAlpha: hasAlpha,
                           convertsAfter: !hasAlpha && Self.isYUV(sourceFormat.format))
-        let context = try context(for: shape)
         let image = YUVImage(width: size.width, height: size.height, hasAlpha: hasAlpha, pool: pool)
+        if shape.convertsAfter, sourceFormat.format == AV_PIX_FMT_YUV420P,
+           AreaDownscale.halves(PixelSize(width: Int(frame.pointee.width), height: Int(frame.pointee.height)), to: size) {
+            Self.halve(frame, into: image)
+        } else {
+            try swscale(frame, shape: shape, into: image)
+        }
+        if shape.convertsAfter, let conversion = conversion(for: frame.pointee.colorspace, fullRange: fullRange) {
+            conversion.apply(to: image)
+        }
+        return image
+    }
+
+    /// A 4:2:0 picture at half its size (the tile of a 2x2 grid): 2 x 2 means, the very samples
+    /// swscale's area filter gives, at a fraction of its cost (`AreaDownscale`).
+    private static func halve(_ frame: UnsafePointer<AVFrame>, into image: YUVImage) {
+        let planes = [(image.y, image.lumaStride, image.width, image.height),
+                      (image.u, image.chromaStride, image.chromaWidth, image.chromaHeight),
+                      (image.v, image.chromaStride, image.chromaWidth, image.chromaHeight)]
+        for (index, (target, stride, width, height)) in planes.enumerated() {
+            guard let source = tessera_frame_plane(frame, Int32(index)) else { continue }
+            AreaDownscale.halve(source, stride: Int(tessera_frame_linesize(frame, Int32(index))),
+                                into: target, stride: stride, width: width, height: height)
+        }
+    }
+
+    private func swscale(_ frame: UnsafePointer<AVFrame>, shape: Shape, into image: YUVImage) throws {
+        let context = try context(for: shape)
         var sourcePlanes: [UnsafePointer<UInt8>?] = (0..<4).map { UnsafePointer(tessera_frame_plane(frame, Int32($0))) }
         var sourceStrides: [Int32] = (0..<4).map { tessera_frame_linesize(frame, Int32($0)) }
         var destinationPlanes: [UnsafeMutablePointer<UInt8>?] = [image.y, image.u, image.v, image.a]
@@ -47,11 +73,7 @@ final class VideoScaler {
                                            Int32(image.chromaStride), Int32(image.lumaStride)]
         let rows = sws_scale(context, &sourcePlanes, &sourceStrides, 0, frame.pointee.height,
                              &destinationPlanes, &destinationStrides)
-        if rows <= 0 { throw MediaError("cannot scale \(frame.pointee.width)x\(frame.pointee.height) to \(size)") }
-        if shape.convertsAfter, let conversion = conversion(for: frame.pointee.colorspace, fullRange: fullRange) {
-            conversion.apply(to: image)
-        }
-        return image
+        if rows <= 0 { throw MediaError("cannot scale \(frame.pointee.width)x\(frame.pointee.height) to \(image.size)") }
     }
 
     /// `frame` shown upright at `size` (the displayed orientation): scaled in its coded orientation
