@@ -1,6 +1,7 @@
 """Inputs faster than the output: the pictures between output frames are never scaled (the input
 worker skips them), and that must not change which picture each output frame shows. Also the
 `encoder.video.latency` modes as the encoder really ran them."""
+import os
 import subprocess
 
 import pytest
@@ -43,12 +44,39 @@ def test_latency_mode_sets_the_encoder(ws, media, latency, lookahead, sliced):
     src = media.video("testsrc2=s=320x240:r=30:d=1", stem="pattern")
     doc = task([{"id": "p", "url": src}], [{"input": "p", "x": 0, "y": 0, "width": 320, "height": 240}],
                outputs=["out.flv"], fps=30, audio_encoder=False)
-    doc["encoder"]["video"]["preset"] = "veryfast"
+    # Two threads, so that low latency's slices show (one thread has nothing to slice for).
+    doc["encoder"]["video"].update(preset="veryfast", threads=2)
     if latency:
         doc["encoder"]["video"]["latency"] = latency
     ws.mix(doc)
     options = x264_options(ws.out / "out.flv")
-    assert lookahead in options and sliced in options, options
+    assert lookahead in options and sliced in options and " threads=2 " in options, options
+
+
+@pytest.mark.parametrize("size, fps, preset, threads", [((320, 240), 30, "veryfast", 1),
+                                                        ((1280, 720), 30, "veryfast", 1),
+                                                        ((1920, 1080), 30, "veryfast", 3),
+                                                        ((1280, 720), 30, "medium", 3)])
+def test_encoder_threads_follow_the_work(ws, media, size, fps, preset, threads):
+    """Without `threads`, x264 gets one thread per 720p30 of veryfast work (capped at 1.5 per
+    core, which on a 2-core machine is 3): a 720p30 task's x264 SEI says threads=1."""
+    src = media.video("testsrc2=s=64x48:r=10:d=0.3", stem="tiny")
+    width, height = size
+    doc = task([{"id": "p", "url": src}], [{"input": "p", "x": 0, "y": 0, "width": width, "height": height}],
+               outputs=["out.flv"], width=width, height=height, fps=fps, audio_encoder=False)
+    doc["encoder"]["video"]["preset"] = preset
+    ws.mix(doc)
+    cap = max(1, (os.cpu_count() or 1) * 3 // 2)
+    assert f" threads={min(threads, cap)} " in x264_options(ws.out / "out.flv")
+
+
+def test_encoder_threads_out_of_range_are_refused_by_name(ws, media):
+    src = media.video("testsrc2=s=64x48:r=10:d=1", stem="small")
+    doc = task([{"id": "p", "url": src}], [{"input": "p", "x": 0, "y": 0, "width": 64, "height": 48}], width=64, height=48)
+    doc["encoder"]["video"]["threads"] = 0
+    r = ws.mix(doc, check=False)
+    assert r.returncode != 0 and "encoder.video.threads" in r.stderr, r.stderr
+    assert ws.output_files() == []
 
 
 def test_unknown_latency_is_refused_by_name(ws, media):

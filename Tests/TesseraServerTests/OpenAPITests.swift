@@ -169,7 +169,7 @@ enum Samples {
 
     static var taskDocuments: [TaskDocument] {
         let video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast",
-                                     latency: "low")
+                                     latency: "low", threads: 2)
         let encoder = EncoderSpec(video: video, audio: AudioEncoderSpec(sampleRate: 48000, channels: 2, bitrateKbps: 128, codec: "aac"))
         let regions = [
             RegionSpec(input: "cam", units: "pixels", x: 0, y: 0, width: 640, height: 360, zOrder: 1, alpha: 1,

@@ -70,23 +70,34 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var codec: String
     public var preset: String
     public var latency: EncoderLatency
+    /// x264's threads as the task asked; nil: sized from the work on the machine that encodes
+    /// (`EncoderThreads.automatic`).
+    public var threads: Int?
 
     public init(width: Int, height: Int, fps: Int, bitrateKbps: Int, gopFrames: Int, codec: String, preset: String,
-                latency: EncoderLatency = .normal) {
+                latency: EncoderLatency = .normal, threads: Int? = nil) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
         self.gopFrames = gopFrames; self.codec = codec; self.preset = preset; self.latency = latency
+        self.threads = threads
     }
 
-    private enum CodingKeys: String, CodingKey { case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency }
+    private enum CodingKeys: String, CodingKey { case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency, threads }
 
-    /// Plans stored before `latency` existed (a task resumed after an upgrade) read as `normal`.
+    /// The encoder's thread count on a machine of `cores` cores.
+    public func encoderThreads(cores: Int) -> Int {
+        threads ?? EncoderThreads.automatic(width: width, height: height, fps: fps, preset: preset, cores: cores)
+    }
+
+    /// Plans stored before `latency` or `threads` existed (a task resumed after an upgrade) read as
+    /// `normal`, with automatic threads.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(width: try container.decode(Int.self, forKey: .width), height: try container.decode(Int.self, forKey: .height),
                   fps: try container.decode(Int.self, forKey: .fps), bitrateKbps: try container.decode(Int.self, forKey: .bitrateKbps),
                   gopFrames: try container.decode(Int.self, forKey: .gopFrames), codec: try container.decode(String.self, forKey: .codec),
                   preset: try container.decode(String.self, forKey: .preset),
-                  latency: try container.decodeIfPresent(EncoderLatency.self, forKey: .latency) ?? .normal)
+                  latency: try container.decodeIfPresent(EncoderLatency.self, forKey: .latency) ?? .normal,
+                  threads: try container.decodeIfPresent(Int.self, forKey: .threads))
     }
 }
 

@@ -75,10 +75,13 @@ public struct VideoEncoderSpec: Codable, Sendable, Equatable {
     public var preset: String?
     /// `normal` or `low` (see `EncoderLatency`).
     public var latency: String?
+    /// x264's thread count, 1–16; nil sizes it from the work (see `EncoderThreads`).
+    public var threads: Int?
     public init(width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int? = nil, gopSeconds: Double? = nil,
-                codec: String? = nil, preset: String? = nil, latency: String? = nil) {
+                codec: String? = nil, preset: String? = nil, latency: String? = nil, threads: Int? = nil) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
         self.gopSeconds = gopSeconds; self.codec = codec; self.preset = preset; self.latency = latency
+        self.threads = threads
     }
 }
 

@@ -104,6 +104,7 @@ public enum TaskDocumentReader {
             settings.codec = video.string("codec", issues: &issues)
             settings.preset = video.string("preset", issues: &issues)
             settings.latency = video.string("latency", issues: &issues)
+            settings.threads = video.int("threads", issues: &issues)
             video.reportUnknownFields(issues: &issues)
             spec.video = settings
         }

@@ -26,10 +26,11 @@ extension ValidationContext {
         if latency == nil {
             issues.add(path + ".latency", "expected \(EncoderLatency.allCases.map(\.rawValue).joinedAsChoice())")
         }
+        if let threads = spec.threads { _ = checkRange(threads, at: path + ".threads", 1...16) }
         guard issues.count == before, let latency else { return nil }
         let gopFrames = max(1, Int((gopSeconds * Double(fps)).rounded()))
         return VideoSettings(width: spec.width, height: spec.height, fps: fps, bitrateKbps: bitrate,
-                             gopFrames: gopFrames, codec: codec, preset: preset, latency: latency)
+                             gopFrames: gopFrames, codec: codec, preset: preset, latency: latency, threads: spec.threads)
     }
 
     mutating func resolveAudioSettings(_ spec: AudioEncoderSpec, at path: String) -> AudioSettings? {

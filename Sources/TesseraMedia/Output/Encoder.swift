@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import TesseraCore
 
 /// One opened encoder: libx264 for video, FFmpeg's AAC for audio. A task encodes once and every
@@ -48,11 +49,11 @@ final class Encoder {
             context.pointee.color_primaries = AVCOL_PRI_BT709
             context.pointee.color_trc = AVCOL_TRC_BT709
             context.pointee.color_range = AVCOL_RANGE_MPEG
-            context.pointee.thread_count = 0
+            context.pointee.thread_count = Int32(settings.encoderThreads(cores: ProcessInfo.processInfo.activeProcessorCount))
             if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
             var options = ["preset": settings.preset, "x264-params": "scenecut=0:bframes=0"]
-            // No look-ahead and sliced instead of frame threads: each frame's packet comes out of
-            // the same `encode` call that took the frame.
+            // No look-ahead and sliced instead of frame threads (when there are several): each
+            // frame's packet comes out of the same `encode` call that took the frame.
             if settings.latency == .low { options["tune"] = "zerolatency" }
             return options
         }
