@@ -2,20 +2,25 @@
 """A live 2x2 720p30 task against the floor of its work: decoding its inputs and encoding its output
 (bench/README.md).
 
-    bench/live-floor.py [--tessera PATH] [--warmup S] [--window S] [--work DIR] [--no-ffmpeg-mix]
+    bench/live-floor.py [--tessera PATH] [--rounds K] [--warmup S] [--window S] [--work DIR] [--no-ffmpeg-mix]
 
 On the offline benchmark's inputs (four 1280x720 30 fps H.264 + AAC files, bench/mix-vs-ffmpeg.sh
 --generate-only), one run prints side by side:
 
 - the floor, with the `ffmpeg` command line: CPU to decode the four inputs (one thread each, video
   and audio) plus CPU to encode their 2x2 composite (made once, raw) with Tessera's own encoder
-  settings (libx264 veryfast, 2500 kb/s CBR, 2 s GOP, scenecut=0:bframes=0; `-tune zerolatency`
+  settings (libx264 veryfast, 2500 kb/s CBR, 2 s GOP, scenecut=0:bframes=0, one thread — what
+  Tessera's automatic `encoder.video.threads` gives a 720p30 veryfast task; `-tune zerolatency`
   for the low-latency mode) and the AAC track: CPU seconds per second of media, i.e. cores;
 - a Tessera live task doing exactly that job (the inputs looping, one RTMP output to nginx-rtmp),
   in each `encoder.video.latency` mode: its worker's CPU over the window, its late frames, and
-  its resident memory (VmRSS at the end of the window, VmHWM);
+  its resident memory at the end of the window (VmRSS, split into RssAnon — the task's own — and
+  RssFile — shared-library pages every worker on the node shares — and the peak VmHWM);
 - the same live mix as one `ffmpeg` command (-re, scale + overlay + amix, to the same nginx);
 - the ratios to the floor.
+
+The machines are shared and a single 20 s window swings by ±10 %, so the whole set is measured
+`--rounds` times, floor and task taking turns, and the medians are what the summary prints.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -54,13 +60,14 @@ def ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
-def memory(pid: int) -> tuple[int, int]:
+def memory(pid: int) -> dict[str, int]:
+    """VmRSS, RssAnon, RssFile and VmHWM in MB."""
     values = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, rest = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
+        if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
             values[key] = int(rest.split()[0]) // 1024
-    return values["VmRSS"], values["VmHWM"]
+    return values
 
 
 def call(api: str, method: str, path: str, body=None) -> dict:
@@ -74,7 +81,7 @@ def floor(inputs: list[Path], work: Path, low: bool) -> tuple[float, float, floa
     decode = sum(child_cpu(["ffmpeg", "-v", "error", "-nostdin", "-threads", "1", "-i", str(p), "-f", "null", "-"]) for p in inputs)
     composite = work / "composite.yuv"
     if not composite.exists():
-        graph = "".join(f"[{i}:v]scale={W // 2}:{H // 2}:flags=bilinear[s{i}];" for i in range(4))
+        graph = "".join(f"[{i}:v]scale={W // 2}:{H // 2}:flags=area[s{i}];" for i in range(4))
         graph += "[s0][s1][s2][s3]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v]"
         cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y"]
         for p in inputs:
@@ -83,7 +90,7 @@ def floor(inputs: list[Path], work: Path, low: bool) -> tuple[float, float, floa
                        check=True)
     tune = ["-tune", "zerolatency"] if low else []
     video = child_cpu(["ffmpeg", "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{W}x{H}",
-                       "-r", str(FPS), "-i", str(composite)] + X264 + tune + ["-f", "null", "-"])
+                       "-r", str(FPS), "-i", str(composite)] + X264 + tune + ["-threads", "1", "-f", "null", "-"])
     audio = child_cpu(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", f"sine=f=440:d={SECONDS}:sample_rate=48000",
                        "-ac", "2", "-c:a", "aac", "-b:a", "128k", "-f", "null", "-"])
     return decode / SECONDS, video / SECONDS, audio / SECONDS
@@ -116,11 +123,12 @@ def tessera_task(api: str, rtmp: str, inputs: list[Path], latency: str, warmup: 
     late0, t0, c0 = call(api, "GET", f"/v1/tasks/{task_id}").get("lateFrames", 0), time.monotonic(), ticks(pid)
     time.sleep(window)
     c1, t1 = ticks(pid), time.monotonic()
-    rss, hwm = memory(pid)
+    mem = memory(pid)
     late1 = call(api, "GET", f"/v1/tasks/{task_id}").get("lateFrames", 0)
     call(api, "DELETE", f"/v1/tasks/{task_id}")
     time.sleep(1.5)
-    return {"cores": (c1 - c0) / TICK / (t1 - t0), "late": late1 - late0, "rss": rss, "hwm": hwm}
+    return {"cores": (c1 - c0) / TICK / (t1 - t0), "late": late1 - late0, "rss": mem["VmRSS"], "anon": mem["RssAnon"],
+            "file": mem["RssFile"], "hwm": mem["VmHWM"]}
 
 
 def ffmpeg_mix(inputs: list[Path], url: str, warmup: float, window: float) -> float:
@@ -129,7 +137,8 @@ def ffmpeg_mix(inputs: list[Path], url: str, warmup: float, window: float) -> fl
     cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error"]
     for i, p in enumerate(inputs):
         cmd += ["-re", "-stream_loop", "-1", "-i", str(p)]
-        graph += f";[{i}:v]scale={W // 2}:{H // 2}:flags=bilinear[s{i}]"
+        # Tessera halves by 2x2 averaging: swscale's area filter, sample for sample.
+        graph += f";[{i}:v]scale={W // 2}:{H // 2}:flags=area[s{i}]"
         graph += f";[{previous}][s{i}]overlay=x={(i % 2) * W // 2}:y={(i // 2) * H // 2}:format=yuv420[o{i}]"
         previous, audio = f"o{i}", audio + f"[{i}:a]"
     graph += f";{audio}amix=inputs=4:duration=longest:normalize=0[a]"
@@ -147,9 +156,16 @@ def ffmpeg_mix(inputs: list[Path], url: str, warmup: float, window: float) -> fl
     return (c1 - c0) / TICK / (t1 - t0)
 
 
+def format_row(number: str, latency: str, row: dict) -> str:
+    return (f"{number:5} {latency:7} {row['decode']:7.3f} {row['encode']:7.3f} {row['floor']:6.3f} {row['cores']:8.3f}"
+            f" {row['ratio']:6.2f} {int(row['late']):5d} {int(row['rss']):7d} {int(row['anon']):5d} {int(row['file']):5d}"
+            f" {int(row['hwm']):5d}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tessera", default=str(REPO / ".build" / "release" / "tessera"))
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--warmup", type=float, default=5)
     parser.add_argument("--window", type=float, default=20)
     parser.add_argument("--work", default=str(HERE / ".work"))
@@ -176,24 +192,36 @@ def main() -> int:
         wait_port(api_port)
         api, rtmp = f"http://127.0.0.1:{api_port}", f"rtmp://127.0.0.1:{rtmp_port}/live"
         print(f"# live floor — 2x2 {W}x{H}@{FPS} from four {W}x{H} H.264 + AAC inputs, veryfast {KBPS} kb/s, one RTMP output;"
-              f" warm-up {args.warmup:g} s, window {args.window:g} s; {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
-        rows = []
-        for latency in ("normal", "low"):
-            decode, video, audio = floor(inputs, work, latency == "low")
-            task = tessera_task(api, rtmp, inputs, latency, args.warmup, args.window)
-            rows.append((latency, decode, video, audio, task))
-        mix = None if args.no_ffmpeg_mix else ffmpeg_mix(inputs, f"{rtmp}/ffmpeg", args.warmup, args.window)
+              f" {args.rounds} rounds of warm-up {args.warmup:g} s + window {args.window:g} s;"
+              f" {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+        header = (f"{'round':5} {'mode':7} {'decode':>7} {'encode':>7} {'floor':>6} {'tessera':>8} {'ratio':>6} {'late':>5}"
+                  f" {'RSS MB':>7} {'anon':>5} {'file':>5} {'peak':>5}")
+        print(header)
+        rows: dict[str, list[dict]] = {"normal": [], "low": []}
+        mixes: list[float] = []
+        for number in range(1, args.rounds + 1):
+            for latency in ("normal", "low"):
+                decode, video, audio = floor(inputs, work, latency == "low")
+                task = tessera_task(api, rtmp, inputs, latency, args.warmup, args.window)
+                row = dict(task, decode=decode, encode=video + audio, floor=decode + video + audio)
+                row["ratio"] = row["cores"] / row["floor"]
+                rows[latency].append(row)
+                print(format_row(str(number), latency, row), flush=True)
+            if not args.no_ffmpeg_mix:
+                mixes.append(ffmpeg_mix(inputs, f"{rtmp}/ffmpeg", args.warmup, args.window))
+                print(f"{number:<5} ffmpeg CLI live mix: {mixes[-1]:.3f} cores", flush=True)
         print()
-        print(f"{'mode':7} {'decode':>7} {'encode':>7} {'floor':>6} {'tessera':>8} {'ratio':>6} {'late':>5} {'RSS MB':>7} {'peak MB':>8}")
-        for latency, decode, video, audio, task in rows:
-            total = decode + video + audio
-            print(f"{latency:7} {decode:7.3f} {video + audio:7.3f} {total:6.3f} {task['cores']:8.3f} {task['cores'] / total:6.2f}"
-                  f" {task['late']:5d} {task['rss']:7d} {task['hwm']:8d}")
-        if mix is not None:
-            total = sum(rows[0][1:4])
-            print(f"ffmpeg CLI live mix (normal settings): {mix:.3f} cores, {mix / total:.2f}x the floor;"
-                  f" tessera / ffmpeg {rows[0][4]['cores'] / mix:.2f}")
-        print("(cores = CPU seconds per second of media; floor = decode + encode with the ffmpeg CLI; ratio = tessera / floor)")
+        print(f"medians of {args.rounds} rounds:")
+        print(header)
+        for latency, measured in rows.items():
+            print(format_row("-", latency, {key: statistics.median(row[key] for row in measured) for key in measured[0]}))
+        if mixes:
+            mix, floor_normal = statistics.median(mixes), statistics.median(row["floor"] for row in rows["normal"])
+            tessera_normal = statistics.median(row["cores"] for row in rows["normal"])
+            print(f"ffmpeg CLI live mix (normal settings): {mix:.3f} cores, {mix / floor_normal:.2f}x the floor;"
+                  f" tessera / ffmpeg {tessera_normal / mix:.2f}")
+        print("(cores = CPU seconds per second of media; floor = decode + encode with the ffmpeg CLI, one thread each;"
+              " ratio = tessera / floor, the median of each round's own ratio)")
     finally:
         for p in reversed(processes):
             p.terminate()

@@ -223,7 +223,9 @@ ffmpeg_cmd() { # grid x264params output.mp4 -> prints nothing, fills array FFMPE
     prev="bg"
     for ((i = 0; i < count; i++)); do
         x=$(((i % n) * tw)); y=$(((i / n) * th))
-        graph+=";[$i:v]scale=${tw}:${th}:flags=bilinear[s$i]"
+        # Tessera halves a picture by 2x2 averaging (swscale's area filter, sample for sample)
+        # and scales any other size with swscale's bilinear: the same filter on both sides.
+        graph+=";[$i:v]scale=${tw}:${th}:flags=$( ((2 * tw == 1280 && 2 * th == 720)) && echo area || echo bilinear)[s$i]"
         graph+=";[$prev][s$i]overlay=x=${x}:y=${y}:format=yuv420[o$i]"
         prev="o$i"
         amix_in+="[$i:a]"
