@@ -3,7 +3,8 @@ import TesseraCore
 
 /// Scales decoded pictures into `YUVImage`s of a requested size, converting their colours to the
 /// output's: BT.709 matrix, limited range. Keeps one swscale context per (source, destination)
-/// shape, so a steady stream pays for set-up once.
+/// shape, so a steady stream pays for set-up once. A 4:2:0 picture drawn at exactly half its size
+/// (a 2x2 grid's tile) skips swscale: `AreaDownscale` averages its 2 x 2 blocks.
 final class VideoScaler {
     private struct Shape: Hashable {
         var sourceWidth: Int32, sourceHeight: Int32, sourceFormat: Int32
