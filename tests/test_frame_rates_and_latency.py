@@ -53,21 +53,27 @@ def test_latency_mode_sets_the_encoder(ws, media, latency, lookahead, sliced):
     assert lookahead in options and sliced in options and " threads=2 " in options, options
 
 
-@pytest.mark.parametrize("size, fps, preset, threads", [((320, 240), 30, "veryfast", 1),
-                                                        ((1280, 720), 30, "veryfast", 1),
-                                                        ((1920, 1080), 30, "veryfast", 3),
-                                                        ((1280, 720), 30, "medium", 3)])
-def test_encoder_threads_follow_the_work(ws, media, size, fps, preset, threads):
-    """Without `threads`, x264 gets one thread per 720p30 of veryfast work (capped at 1.5 per
-    core, which on a 2-core machine is 3): a 720p30 task's x264 SEI says threads=1."""
+def x264_threads(options: str) -> int:
+    return int(next(tok for tok in options.split() if tok.startswith("threads=")).split("=")[1])
+
+
+@pytest.mark.parametrize("threads", [None, 2])
+def test_offline_encoder_threads_are_x264s_own_choice_unless_set(ws, media, tmp_path, threads):
+    """Offline a task should finish as soon as the machine allows: without `threads`, x264 picks
+    (as the ffmpeg command line lets it); with `threads`, the task's number. (Live tasks size their
+    threads from the work: tests/live/test_encoder_threads_live.py.)"""
     src = media.video("testsrc2=s=64x48:r=10:d=0.3", stem="tiny")
-    width, height = size
-    doc = task([{"id": "p", "url": src}], [{"input": "p", "x": 0, "y": 0, "width": width, "height": height}],
-               outputs=["out.flv"], width=width, height=height, fps=fps, audio_encoder=False)
-    doc["encoder"]["video"]["preset"] = preset
+    doc = task([{"id": "p", "url": src}], [{"input": "p", "x": 0, "y": 0, "width": 1280, "height": 720}],
+               outputs=["out.flv"], width=1280, height=720, fps=30, audio_encoder=False)
+    doc["encoder"]["video"]["preset"] = "veryfast"
+    if threads:
+        doc["encoder"]["video"]["threads"] = threads
     ws.mix(doc)
-    cap = max(1, (os.cpu_count() or 1) * 3 // 2)
-    assert f" threads={min(threads, cap)} " in x264_options(ws.out / "out.flv")
+    reference = tmp_path / "x264-own-choice.flv"
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30", "-frames:v", "2",
+                    "-c:v", "libx264", "-preset", "veryfast", "-f", "flv", str(reference)], check=True)
+    expected = threads or x264_threads(x264_options(reference))
+    assert x264_threads(x264_options(ws.out / "out.flv")) == expected
 
 
 def test_encoder_threads_out_of_range_are_refused_by_name(ws, media):

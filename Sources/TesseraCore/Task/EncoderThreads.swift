@@ -1,4 +1,5 @@
-/// How many threads x264 encodes a task's video with when `encoder.video.threads` does not say.
+/// How many threads x264 encodes a live task's video with when `encoder.video.threads` does not
+/// say. (Offline, x264 picks: a `tessera mix` should finish as soon as the machine allows.)
 ///
 /// x264's own choice is 1.5 threads per core, made for one encoder alone on a machine. A mixing
 /// node runs many tasks, each with its own decoders, so the cores are shared already; every extra

@@ -32,7 +32,10 @@ final class Encoder {
     /// H.264 by libx264: constant frame rate (time base 1/fps), fixed GOP (no scene-cut keyframes,
     /// so CDN segmenters see a steady cadence), VBV capped at the bitrate for steady CDN ingest,
     /// tagged BT.709 limited range like the pictures the compositor makes.
-    static func video(_ settings: VideoSettings, globalHeader: Bool) throws -> Encoder {
+    ///
+    /// Threads: as the task says, else sized from the work for a live task (`EncoderThreads`), and
+    /// x264's own choice offline, where the task should finish as soon as the machine allows.
+    static func video(_ settings: VideoSettings, globalHeader: Bool, realtime: Bool) throws -> Encoder {
         try Encoder(codecName: "libx264") { context in
             context.pointee.width = Int32(settings.width)
             context.pointee.height = Int32(settings.height)
@@ -49,7 +52,8 @@ final class Encoder {
             context.pointee.color_primaries = AVCOL_PRI_BT709
             context.pointee.color_trc = AVCOL_TRC_BT709
             context.pointee.color_range = AVCOL_RANGE_MPEG
-            context.pointee.thread_count = Int32(settings.encoderThreads(cores: ProcessInfo.processInfo.activeProcessorCount))
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            context.pointee.thread_count = Int32(settings.threads ?? (realtime ? settings.encoderThreads(cores: cores) : 0))
             if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
             var options = ["preset": settings.preset, "x264-params": "scenecut=0:bframes=0"]
             // No look-ahead and sliced instead of frame threads (when there are several): each

@@ -55,7 +55,7 @@ public final class OutputSet {
         let formats = outputs.compactMap(Self.formatName)
         // Live outputs may be added later, RTMP (FLV) among them: codec headers out of band always.
         let globalHeader = live || formats.contains(where: Muxer.needsGlobalHeader(formatName:))
-        video = try videoSettings.map { try Encoder.video($0, globalHeader: globalHeader) }
+        video = try videoSettings.map { try Encoder.video($0, globalHeader: globalHeader, realtime: live) }
         audio = try Encoder.audio(audioSettings, globalHeader: globalHeader)
         startOffsetMicroseconds = Int64(audio.context.pointee.initial_padding) * 1_000_000 / Int64(audioSettings.sampleRate)
         streams = try [video, audio].compactMap { $0 }.map(StreamDescription.init(encoder:))
