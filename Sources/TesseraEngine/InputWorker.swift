@@ -58,6 +58,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// How far ahead of the output a live input is placed and read: room for network jitter
     /// (`EncoderLatency.inputLatencyMicroseconds`).
     private let liveLatencyMicroseconds: Int64
+    /// How much of that lead a paced input uses up before it reads on (`EncoderLatency.readBatchMicroseconds`).
+    private let readBatchMicroseconds: Int64
 
     /// Offline: `source` is already open. Live: pass nil and the worker opens it with `open`.
     init(input: ResolvedInput, source: (any OpenedInput)?, open: @escaping (InterruptFlag) throws -> any OpenedInput,
@@ -70,6 +72,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         audioSettings = audio
         instants = video.map { OutputInstants(fps: $0.fps, toleranceMicroseconds: InputChannel.timestampToleranceMicroseconds) }
         liveLatencyMicroseconds = (video?.latency ?? .normal).inputLatencyMicroseconds
+        readBatchMicroseconds = (video?.latency ?? .normal).readBatchMicroseconds
         self.clock = clock
         initialSource = source
         let interrupt = self.interrupt
@@ -258,7 +261,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     }
 
     /// Input time → output timeline. Live, the first media of a connection fixes the offset and
-    /// reading is held back to `liveLatencyMicroseconds` ahead of the output.
+    /// reading is held back to `liveLatencyMicroseconds` ahead of the output; once held back, it
+    /// sleeps until it is `readBatchMicroseconds` less ahead, then reads that much in one go.
     ///
     /// Media that arrives by itself (RTP) is placed by whatever came first; if that came late — a
     /// burst after a stall, as at a start-up or when an SFU forwards a cached keyframe with what
@@ -275,7 +279,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         }
         var pts = offsetMicroseconds + inputMicroseconds
         if paced {
-            clock.sleep(until: pts - liveLatencyMicroseconds, unless: interrupt)
+            let due = pts - liveLatencyMicroseconds
+            if due > clock.nowMicroseconds { clock.sleep(until: due + readBatchMicroseconds, unless: interrupt) }
         } else if pts - earliest > Self.placementSlackMicroseconds {
             offsetMicroseconds -= pts - earliest
             pts = earliest
