@@ -70,8 +70,8 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var codec: String
     public var preset: String
     public var latency: EncoderLatency
-    /// x264's threads as the task asked; nil: sized from the work on the machine that encodes
-    /// (`EncoderThreads.automatic`).
+    /// x264's threads as the task asked; nil: a live task's are sized from the work on the
+    /// machine that encodes (`encoderThreads(cores:)`), an offline task's are x264's own choice.
     public var threads: Int?
 
     public init(width: Int, height: Int, fps: Int, bitrateKbps: Int, gopFrames: Int, codec: String, preset: String,
@@ -83,7 +83,7 @@ public struct VideoSettings: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey { case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency, threads }
 
-    /// The encoder's thread count on a machine of `cores` cores.
+    /// A live task's encoder thread count on a machine of `cores` cores.
     public func encoderThreads(cores: Int) -> Int {
         threads ?? EncoderThreads.automatic(width: width, height: height, fps: fps, preset: preset, cores: cores)
     }

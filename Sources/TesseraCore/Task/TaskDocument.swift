@@ -75,7 +75,8 @@ public struct VideoEncoderSpec: Codable, Sendable, Equatable {
     public var preset: String?
     /// `normal` or `low` (see `EncoderLatency`).
     public var latency: String?
-    /// x264's thread count, 1–16; nil sizes it from the work (see `EncoderThreads`).
+    /// x264's thread count, 1–16; nil: sized from the work live (see `EncoderThreads`), x264's
+    /// own choice offline.
     public var threads: Int?
     public init(width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int? = nil, gopSeconds: Double? = nil,
                 codec: String? = nil, preset: String? = nil, latency: String? = nil, threads: Int? = nil) {
