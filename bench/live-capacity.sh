@@ -443,7 +443,7 @@ if [ "$run_ffmpeg" = 1 ]; then
         F+=(-re -stream_loop -1 -i "${inputs[$i]}")
         # Inputs are 1280x720 and tiles half of the canvas: Tessera halves them by 2x2 averaging,
         # which is swscale's area filter sample for sample.
-        graph+=";[$i:v]scale=${tw}:${th}:flags=$( ((2 * tw == 1280 && 2 * th == 720)) && echo area || echo bilinear)[s$i]"
+        graph+=";[$i:v]scale=${tw}:${th}:flags=area[s$i]"
         graph+=";[$prev][s$i]overlay=x=$(((i % 2) * tw)):y=$(((i / 2) * th)):format=yuv420[o$i]"
         prev="o$i"; amix_in+="[$i:a]"
     done

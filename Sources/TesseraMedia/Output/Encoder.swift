@@ -53,7 +53,7 @@ final class Encoder {
             context.pointee.color_trc = AVCOL_TRC_BT709
             context.pointee.color_range = AVCOL_RANGE_MPEG
             let cores = ProcessInfo.processInfo.activeProcessorCount
-            context.pointee.thread_count = Int32(settings.threads ?? (realtime ? settings.encoderThreads(cores: cores) : 0))
+            context.pointee.thread_count = Int32(realtime ? settings.encoderThreads(cores: cores) : settings.threads ?? 0)
             if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
             var options = ["preset": settings.preset, "x264-params": "scenecut=0:bframes=0"]
             // No look-ahead and sliced instead of frame threads (when there are several): each

@@ -55,14 +55,14 @@ final class VideoScaler {
     /// A 4:2:0 picture at half its size (the tile of a 2x2 grid): 2 x 2 means, the very samples
     /// swscale's area filter gives, at a fraction of its cost (`AreaDownscale`).
     private static func halve(_ frame: UnsafePointer<AVFrame>, into image: YUVImage) {
-        let planes = [(image.y, image.lumaStride, image.width, image.height),
-                      (image.u, image.chromaStride, image.chromaWidth, image.chromaHeight),
-                      (image.v, image.chromaStride, image.chromaWidth, image.chromaHeight)]
-        for (index, (target, stride, width, height)) in planes.enumerated() {
-            guard let source = tessera_frame_plane(frame, Int32(index)) else { continue }
-            AreaDownscale.halve(source, stride: Int(tessera_frame_linesize(frame, Int32(index))),
+        func plane(_ index: Int32, into target: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
+            guard let source = tessera_frame_plane(frame, index) else { return }
+            AreaDownscale.halve(source, stride: Int(tessera_frame_linesize(frame, index)),
                                 into: target, stride: stride, width: width, height: height)
         }
+        plane(0, into: image.y, stride: image.lumaStride, width: image.width, height: image.height)
+        plane(1, into: image.u, stride: image.chromaStride, width: image.chromaWidth, height: image.chromaHeight)
+        plane(2, into: image.v, stride: image.chromaStride, width: image.chromaWidth, height: image.chromaHeight)
     }
 
     private func swscale(_ frame: UnsafePointer<AVFrame>, shape: Shape, into image: YUVImage) throws {
