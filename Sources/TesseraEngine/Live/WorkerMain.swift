@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TesseraCore
 import TesseraMedia
 
@@ -25,7 +26,8 @@ public enum WorkerMain {
             // For measuring what a viewer sees against when each frame left (bench/latency.py):
             // the machine's CLOCK_MONOTONIC, which every process reads alike.
             let zero = Double(mix.clock.startNanoseconds) / 1_000_000_000
-            FileHandle.standardError.write(Data("tessera worker \(task.taskId): output clock zero at CLOCK_MONOTONIC \(String(format: "%.6f", zero)) s\n".utf8))
+            Logger(label: "tessera.worker").notice(
+                "tessera worker \(task.taskId): output clock zero at CLOCK_MONOTONIC \(String(format: "%.6f", zero)) s")
         }
         let finished = Finished()
         let lease = WorkerLease(seconds: start.leaseSeconds)
