@@ -108,7 +108,9 @@ def test_h264_and_vp8_participants_are_mixed(api, rtmp_server, senders, tmp_path
     st = api.status("rtp-mix")
     for i in st["inputs"]:
         assert i["state"] == "live" and i["frames"] > 100, i
-        assert i["packets"]["received"] > 300 and i["packets"]["lost"] == 0, i
+        # Counted, and none lost. A loaded machine slows the `ffmpeg` sender itself (296 were sent
+        # once in this window with one core busy), so the floor leaves it room.
+        assert i["packets"]["received"] > 200 and i["packets"]["lost"] == 0, i
 
 
 def test_lossy_network_keeps_30_fps_and_the_last_good_picture(api, rtmp_server, senders, tmp_path):
