@@ -2,21 +2,24 @@
 """A live 2x2 720p30 task against the floor of its work: decoding its inputs and encoding its output
 (bench/README.md).
 
-    bench/live-floor.py [--tessera PATH] [--rounds K] [--warmup S] [--window S] [--work DIR] [--no-ffmpeg-mix]
+    bench/live-floor.py [--content camera|patterns] [--tessera PATH] [--rounds K] [--warmup S] [--window S]
+                        [--work DIR] [--no-ffmpeg-mix]
 
-On the offline benchmark's inputs (four 1280x720 30 fps H.264 + AAC files, bench/mix-vs-ffmpeg.sh
---generate-only), one run prints side by side:
+On one of two contents — `camera` (default): the offline benchmark's inputs, four 1280x720 30 fps
+H.264 + AAC files (bench/mix-vs-ffmpeg.sh --generate-only), one RTMP output; `patterns`: four
+1280x720 30 fps test patterns at 4 Mb/s, one RTMP output and one FLV file — one run prints side by
+side:
 
 - the floor, with the `ffmpeg` command line: CPU to decode the four inputs (one thread each, video
   and audio) plus CPU to encode their 2x2 composite (made once, raw) with Tessera's own encoder
   settings (libx264 veryfast, 2500 kb/s CBR, 2 s GOP, scenecut=0:bframes=0, one thread — what
   Tessera's automatic `encoder.video.threads` gives a 720p30 veryfast task; `-tune zerolatency`
   for the low-latency mode) and the AAC track: CPU seconds per second of media, i.e. cores;
-- a Tessera live task doing exactly that job (the inputs looping, one RTMP output to nginx-rtmp),
+- a Tessera live task doing exactly that job (the inputs looping, to an nginx-rtmp of its own),
   in each `encoder.video.latency` mode: its worker's CPU over the window, its late frames, and
   its resident memory at the end of the window (VmRSS, split into RssAnon — the task's own — and
   RssFile — shared-library pages every worker on the node shares — and the peak VmHWM);
-- the same live mix as one `ffmpeg` command (-re, scale + overlay + amix, to the same nginx);
+- the same live mix as one `ffmpeg` command (-re, scale + overlay + amix, to the same outputs);
 - the ratios to the floor.
 
 The machines are shared and a single 20 s window swings by ±10 %, so the whole set is measured
@@ -78,14 +81,13 @@ def call(api: str, method: str, path: str, body=None) -> dict:
         return json.loads(r.read() or b"{}")
 
 
-def floor(inputs: list[Path], work: Path, low: bool) -> tuple[float, float, float]:
+def floor(inputs: list[Path], composite: Path, low: bool) -> tuple[float, float, float]:
     """Cores to decode the inputs, encode the composite's video, encode its audio. Each runs over
     FLOOR_PASSES plays of the 10 s media, so start-up is a small part of what is measured."""
     loop = ["-stream_loop", str(FLOOR_PASSES - 1)]
     seconds = SECONDS * FLOOR_PASSES
     decode = sum(child_cpu(["ffmpeg", "-v", "error", "-nostdin", "-threads", "1"] + loop + ["-i", str(p), "-f", "null", "-"])
                  for p in inputs)
-    composite = work / "composite-area.yuv"
     if not composite.exists():
         graph = "".join(f"[{i}:v]scale={W // 2}:{H // 2}:flags=area[s{i}];" for i in range(4))
         graph += "[s0][s1][s2][s3]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v]"
@@ -106,7 +108,7 @@ def floor(inputs: list[Path], work: Path, low: bool) -> tuple[float, float, floa
     return decode / seconds, video / seconds, audio / seconds
 
 
-def task_document(task_id: str, inputs: list[Path], url: str, latency: str) -> dict:
+def task_document(task_id: str, inputs: list[Path], urls: list[str], latency: str) -> dict:
     regions = [{"input": f"in{i + 1}", "x": (i % 2) * W // 2, "y": (i // 2) * H // 2, "width": W // 2, "height": H // 2,
                 "renderMode": "stretch"} for i in range(4)]
     return {"taskId": task_id, "pace": "realtime",
@@ -114,12 +116,14 @@ def task_document(task_id: str, inputs: list[Path], url: str, latency: str) -> d
             "encoder": {"video": {"width": W, "height": H, "fps": FPS, "bitrateKbps": KBPS, "gopSeconds": 2,
                                   "preset": "veryfast", "latency": latency},
                         "audio": {"sampleRate": 48000, "channels": 2, "bitrateKbps": 128}},
-            "layout": {"regions": regions}, "outputs": [{"url": url}]}
+            "layout": {"regions": regions}, "outputs": [{"url": url} for url in urls]}
 
 
-def tessera_task(api: str, rtmp: str, inputs: list[Path], latency: str, warmup: float, window: float) -> dict:
+def tessera_task(api: str, rtmp: str, inputs: list[Path], latency: str, warmup: float, window: float,
+                 file_output: bool) -> dict:
     task_id = f"floor-{latency}"
-    call(api, "POST", "/v1/tasks", task_document(task_id, inputs, f"{rtmp}/{task_id}", latency))
+    urls = [f"{rtmp}/{task_id}"] + ([f"{task_id}.flv"] if file_output else [])
+    call(api, "POST", "/v1/tasks", task_document(task_id, inputs, urls, latency))
     deadline = time.monotonic() + 30
     while True:
         status = call(api, "GET", f"/v1/tasks/{task_id}")
@@ -141,7 +145,7 @@ def tessera_task(api: str, rtmp: str, inputs: list[Path], latency: str, warmup: 
             "file": mem["RssFile"], "hwm": mem["VmHWM"]}
 
 
-def ffmpeg_mix(inputs: list[Path], url: str, warmup: float, window: float) -> float:
+def ffmpeg_mix(inputs: list[Path], url: str, file: Path | None, warmup: float, window: float) -> float:
     graph = f"color=c=black:s={W}x{H}:r={FPS},format=yuv420p[bg]"
     previous, audio = "bg", ""
     cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error"]
@@ -152,8 +156,10 @@ def ffmpeg_mix(inputs: list[Path], url: str, warmup: float, window: float) -> fl
         graph += f";[{previous}][s{i}]overlay=x={(i % 2) * W // 2}:y={(i // 2) * H // 2}:format=yuv420[o{i}]"
         previous, audio = f"o{i}", audio + f"[{i}:a]"
     graph += f";{audio}amix=inputs=4:duration=longest:normalize=0[a]"
+    # With a file as well: one encode, two FLV muxers (tee), as Tessera does.
+    sink = ["-flags", "+global_header", "-f", "tee", f"[f=flv]{url}|[f=flv]{file}"] if file else ["-f", "flv", url]
     cmd += ["-filter_complex", graph, "-map", f"[{previous}]", "-map", "[a]"] + X264 + [
-        "-c:a", "aac", "-b:a", "128k", "-ar", "48000", "-ac", "2", "-t", str(warmup + window + 2), "-f", "flv", url]
+        "-c:a", "aac", "-b:a", "128k", "-ar", "48000", "-ac", "2", "-t", str(warmup + window + 2)] + sink
     proc = subprocess.Popen(cmd)
     try:
         time.sleep(warmup)
@@ -172,8 +178,30 @@ def format_row(number: str, latency: str, row: dict) -> str:
             f" {int(row['hwm']):5d}")
 
 
+def pattern_inputs(media: Path) -> list[Path]:
+    """Four 1280x720 30 fps test patterns, H.264 at 4 Mb/s with a tone each (made once)."""
+    media.mkdir(parents=True, exist_ok=True)
+    sources = ["testsrc2", "testsrc", "rgbtestsrc", "smptehdbars"]
+    inputs = []
+    for i, source in enumerate(sources):
+        path = media / f"pattern{i + 1}-{SECONDS}s.mp4"
+        if not path.exists():
+            subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y",
+                            "-f", "lavfi", "-i", f"{source}=s={W}x{H}:r={FPS}:d={SECONDS}",
+                            "-f", "lavfi", "-i", f"sine=f={330 + 110 * i}:d={SECONDS}:sample_rate=48000",
+                            "-c:v", "libx264", "-b:v", "4M", "-maxrate", "4M", "-bufsize", "8M", "-g", str(2 * FPS),
+                            "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709",
+                            "-color_trc", "bt709", "-color_range", "tv",
+                            "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", str(path)], check=True)
+        inputs.append(path)
+    return inputs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--content", choices=("camera", "patterns"), default="camera",
+                        help="camera: the offline benchmark's inputs, one RTMP output; "
+                             "patterns: four test patterns at 4 Mb/s, one RTMP output and one FLV file")
     parser.add_argument("--tessera", default=str(REPO / ".build" / "release" / "tessera"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--warmup", type=float, default=5)
@@ -182,10 +210,15 @@ def main() -> int:
     parser.add_argument("--no-ffmpeg-mix", action="store_true")
     args = parser.parse_args()
     work = Path(args.work)
-    subprocess.run([str(HERE / "mix-vs-ffmpeg.sh"), "--generate-only", "--jobs", "2x2", "--seconds", str(SECONDS),
-                    "--work", str(work)], check=True, stdout=subprocess.DEVNULL)
     media = work / "media"
-    inputs = [media / f"in{i}-v2-{SECONDS}s.mp4" for i in range(1, 5)]
+    patterns = args.content == "patterns"
+    if patterns:
+        inputs = pattern_inputs(media)
+    else:
+        subprocess.run([str(HERE / "mix-vs-ffmpeg.sh"), "--generate-only", "--jobs", "2x2", "--seconds", str(SECONDS),
+                        "--work", str(work)], check=True, stdout=subprocess.DEVNULL)
+        inputs = [media / f"in{i}-v2-{SECONDS}s.mp4" for i in range(1, 5)]
+    composite = work / ("composite-patterns.yuv" if patterns else "composite-area.yuv")
     run = work / "floor"
     shutil.rmtree(run, ignore_errors=True)
     (run / "out").mkdir(parents=True)
@@ -201,7 +234,9 @@ def main() -> int:
         wait_port(rtmp_port)
         wait_port(api_port)
         api, rtmp = f"http://127.0.0.1:{api_port}", f"rtmp://127.0.0.1:{rtmp_port}/live"
-        print(f"# live floor — 2x2 {W}x{H}@{FPS} from four {W}x{H} H.264 + AAC inputs, veryfast {KBPS} kb/s, one RTMP output;"
+        what = ("four test patterns (4 Mb/s H.264 + AAC), one RTMP output and one FLV file" if patterns
+                else "four camera-like H.264 + AAC inputs, one RTMP output")
+        print(f"# live floor — 2x2 {W}x{H}@{FPS} veryfast {KBPS} kb/s from {what};"
               f" {args.rounds} rounds of warm-up {args.warmup:g} s + window {args.window:g} s;"
               f" {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
         header = (f"{'round':5} {'mode':7} {'decode':>7} {'encode':>7} {'floor':>6} {'tessera':>8} {'ratio':>6} {'late':>5}"
@@ -211,14 +246,14 @@ def main() -> int:
         mixes: list[float] = []
         for number in range(1, args.rounds + 1):
             for latency in ("normal", "low"):
-                decode, video, audio = floor(inputs, work, latency == "low")
-                task = tessera_task(api, rtmp, inputs, latency, args.warmup, args.window)
+                decode, video, audio = floor(inputs, composite, latency == "low")
+                task = tessera_task(api, rtmp, inputs, latency, args.warmup, args.window, patterns)
                 row = dict(task, decode=decode, encode=video + audio, floor=decode + video + audio)
                 row["ratio"] = row["cores"] / row["floor"]
                 rows[latency].append(row)
                 print(format_row(str(number), latency, row), flush=True)
             if not args.no_ffmpeg_mix:
-                mixes.append(ffmpeg_mix(inputs, f"{rtmp}/ffmpeg", args.warmup, args.window))
+                mixes.append(ffmpeg_mix(inputs, f"{rtmp}/ffmpeg", run / "ffmpeg.flv" if patterns else None, args.warmup, args.window))
                 print(f"{number:<5} ffmpeg CLI live mix: {mixes[-1]:.3f} cores", flush=True)
         print()
         print(f"medians of {args.rounds} rounds:")

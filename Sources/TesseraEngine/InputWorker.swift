@@ -240,14 +240,18 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         if !sizes.isEmpty, let instants, !instants.showsPicture(from: pts, until: end) {
             channel.skip(endMicroseconds: end)
             markLive()
+            holdBack(pts)
             return !channel.isCancelled
         }
+        // Scaled before holding back, while the decoder's picture may still be in cache: after a
+        // sleep, the other inputs' decoders and the encoder have run and it must come from memory.
         var scaled: [PixelSize: YUVImage] = [:]
         for size in sizes { scaled[size] = try picture.scaled(to: size) }
         // Pushed even when no region draws it (no sizes): the output still learns the input has video.
         let delivered = channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: end,
                                                        displaySize: picture.displaySize, scaled: scaled))
         markLive()
+        holdBack(pts)
         return delivered
     }
 
@@ -258,11 +262,11 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         channel.audio.append(planes, count: count, at: at)
         channel.audioAppended(endMicroseconds: (at + Int64(count)) * 1_000_000 / rate)
         markLive()
+        holdBack(startMicroseconds)
     }
 
-    /// Input time → output timeline. Live, the first media of a connection fixes the offset and
-    /// reading is held back to `liveLatencyMicroseconds` ahead of the output; once held back, it
-    /// sleeps until it is `readBatchMicroseconds` less ahead, then reads that much in one go.
+    /// Input time → output timeline. Live, the first media of a connection fixes the offset
+    /// (paced media is then held back by `holdBack`).
     ///
     /// Media that arrives by itself (RTP) is placed by whatever came first; if that came late — a
     /// burst after a stall, as at a start-up or when an SFU forwards a cached keyframe with what
@@ -278,15 +282,21 @@ final class InputWorker: MediaSink, @unchecked Sendable {
             offsetMicroseconds = earliest - inputMicroseconds
         }
         var pts = offsetMicroseconds + inputMicroseconds
-        if paced {
-            let due = pts - liveLatencyMicroseconds
-            if due > clock.nowMicroseconds { clock.sleep(until: due + readBatchMicroseconds, unless: interrupt) }
-        } else if pts - earliest > Self.placementSlackMicroseconds {
+        if !paced && pts - earliest > Self.placementSlackMicroseconds {
             offsetMicroseconds -= pts - earliest
             pts = earliest
             channel.discardQueuedPictures(from: pts)
         }
         return pts
+    }
+
+    /// Paced media (files, pull URLs) is read no more than `liveLatencyMicroseconds` ahead of the
+    /// output: media placed at `pts` further ahead sleeps until it is `readBatchMicroseconds` less
+    /// ahead, then the input reads that much in one go.
+    private func holdBack(_ pts: Int64) {
+        guard paced, let clock else { return }
+        let due = pts - liveLatencyMicroseconds
+        if due > clock.nowMicroseconds { clock.sleep(until: due + readBatchMicroseconds, unless: interrupt) }
     }
 
     /// How far ahead of its latency real-time media may run before the input is pulled earlier:
