@@ -55,10 +55,12 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// Whether the open source has a video stream; nil until it is open.
     private var hasVideoStream: Bool?
 
-    /// How far ahead of the output a live input is placed and read: room for network jitter
+    /// How far ahead of the output a live input is placed: room for network jitter
     /// (`EncoderLatency.inputLatencyMicroseconds`).
     private let liveLatencyMicroseconds: Int64
-    /// How much of that lead a paced input uses up before it reads on (`EncoderLatency.readBatchMicroseconds`).
+    /// A held-back paced input reads on at this lead (`EncoderLatency.pacedWakeLeadMicroseconds`)…
+    private let pacedWakeLeadMicroseconds: Int64
+    /// …and reads this much in one go (`EncoderLatency.readBatchMicroseconds`).
     private let readBatchMicroseconds: Int64
 
     /// Offline: `source` is already open. Live: pass nil and the worker opens it with `open`.
@@ -72,6 +74,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         audioSettings = audio
         instants = video.map { OutputInstants(fps: $0.fps, toleranceMicroseconds: InputChannel.timestampToleranceMicroseconds) }
         liveLatencyMicroseconds = (video?.latency ?? .normal).inputLatencyMicroseconds
+        pacedWakeLeadMicroseconds = (video?.latency ?? .normal).pacedWakeLeadMicroseconds
         readBatchMicroseconds = (video?.latency ?? .normal).readBatchMicroseconds
         self.clock = clock
         initialSource = source
@@ -290,13 +293,14 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         return pts
     }
 
-    /// Paced media (files, pull URLs) is read no more than `liveLatencyMicroseconds` ahead of the
-    /// output: media placed at `pts` further ahead sleeps until it is `readBatchMicroseconds` less
-    /// ahead, then the input reads that much in one go.
+    /// Paced media (files, pull URLs) is read in batches: media placed at `pts` more than
+    /// `pacedWakeLeadMicroseconds + readBatchMicroseconds` ahead of the output sleeps until it is
+    /// `pacedWakeLeadMicroseconds` ahead, then the input reads that much in one go.
     private func holdBack(_ pts: Int64) {
         guard paced, let clock else { return }
-        let due = pts - liveLatencyMicroseconds
-        if due > clock.nowMicroseconds { clock.sleep(until: due + readBatchMicroseconds, unless: interrupt) }
+        if pts - clock.nowMicroseconds > pacedWakeLeadMicroseconds + readBatchMicroseconds {
+            clock.sleep(until: pts - pacedWakeLeadMicroseconds, unless: interrupt)
+        }
     }
 
     /// How far ahead of its latency real-time media may run before the input is pulled earlier:
