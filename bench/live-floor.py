@@ -81,6 +81,11 @@ def call(api: str, method: str, path: str, body=None) -> dict:
         return json.loads(r.read() or b"{}")
 
 
+def partial(path: Path) -> Path:
+    """Where a made-once file is written first: an interrupted run leaves nothing a later one reuses."""
+    return path.with_name(f".{path.stem}.partial{path.suffix}")
+
+
 def floor(inputs: list[Path], composite: Path, low: bool) -> tuple[float, float, float]:
     """Cores to decode the inputs, encode the composite's video, encode its audio. Each runs over
     FLOOR_PASSES plays of the 10 s media, so start-up is a small part of what is measured."""
@@ -94,8 +99,9 @@ def floor(inputs: list[Path], composite: Path, low: bool) -> tuple[float, float,
         cmd = ["ffmpeg", "-v", "error", "-nostdin", "-y"]
         for p in inputs:
             cmd += ["-i", str(p)]
-        subprocess.run(cmd + ["-filter_complex", graph, "-map", "[v]", "-pix_fmt", "yuv420p", "-f", "rawvideo", str(composite)],
-                       check=True)
+        subprocess.run(cmd + ["-filter_complex", graph, "-map", "[v]", "-pix_fmt", "yuv420p", "-f", "rawvideo",
+                              str(partial(composite))], check=True)
+        partial(composite).rename(composite)
     tune = ["-tune", "zerolatency"] if low else []
     # User time only: the system time of this run is the kernel copying 830 MB of raw frames out
     # of the page cache (0.3–1.5 s by perf, varying run to run), a cost of feeding the encoder raw
@@ -192,7 +198,8 @@ def pattern_inputs(media: Path) -> list[Path]:
                             "-c:v", "libx264", "-b:v", "4M", "-maxrate", "4M", "-bufsize", "8M", "-g", str(2 * FPS),
                             "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709",
                             "-color_trc", "bt709", "-color_range", "tv",
-                            "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", str(path)], check=True)
+                            "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", str(partial(path))], check=True)
+            partial(path).rename(path)
         inputs.append(path)
     return inputs
 
