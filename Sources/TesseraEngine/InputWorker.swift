@@ -55,13 +55,9 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// Whether the open source has a video stream; nil until it is open.
     private var hasVideoStream: Bool?
 
-    /// How far ahead of the output a live input is placed: room for network jitter
-    /// (`EncoderLatency.inputLatencyMicroseconds`).
-    private let liveLatencyMicroseconds: Int64
-    /// A held-back paced input reads on at this lead (`EncoderLatency.pacedWakeLeadMicroseconds`)…
-    private let pacedWakeLeadMicroseconds: Int64
-    /// …and reads this much in one go (`EncoderLatency.readBatchMicroseconds`).
-    private let readBatchMicroseconds: Int64
+    /// How far ahead of the output a live input is placed (room for network jitter) and how a
+    /// paced one is read in batches.
+    private let latency: EncoderLatency
 
     /// Offline: `source` is already open. Live: pass nil and the worker opens it with `open`.
     init(input: ResolvedInput, source: (any OpenedInput)?, open: @escaping (InterruptFlag) throws -> any OpenedInput,
@@ -73,9 +69,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         self.layout = layout
         audioSettings = audio
         instants = video.map { OutputInstants(fps: $0.fps, toleranceMicroseconds: InputChannel.timestampToleranceMicroseconds) }
-        liveLatencyMicroseconds = (video?.latency ?? .normal).inputLatencyMicroseconds
-        pacedWakeLeadMicroseconds = (video?.latency ?? .normal).pacedWakeLeadMicroseconds
-        readBatchMicroseconds = (video?.latency ?? .normal).readBatchMicroseconds
+        latency = video?.latency ?? .normal
         self.clock = clock
         initialSource = source
         let interrupt = self.interrupt
@@ -279,7 +273,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// would now come after newer ones); audio overlapping what is buffered is skipped.
     private func place(_ inputMicroseconds: Int64) -> Int64 {
         guard let clock else { return offsetMicroseconds + inputMicroseconds }
-        let earliest = max(input.startAtMicroseconds, clock.nowMicroseconds + liveLatencyMicroseconds)
+        let earliest = max(input.startAtMicroseconds, clock.nowMicroseconds + latency.inputLatencyMicroseconds)
         if needsPlacement {
             needsPlacement = false
             offsetMicroseconds = earliest - inputMicroseconds
@@ -298,8 +292,9 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// `pacedWakeLeadMicroseconds` ahead, then the input reads that much in one go.
     private func holdBack(_ pts: Int64) {
         guard paced, let clock else { return }
-        if pts - clock.nowMicroseconds > pacedWakeLeadMicroseconds + readBatchMicroseconds {
-            clock.sleep(until: pts - pacedWakeLeadMicroseconds, unless: interrupt)
+        let wakeLead = latency.pacedWakeLeadMicroseconds
+        if pts - clock.nowMicroseconds > wakeLead + latency.readBatchMicroseconds {
+            clock.sleep(until: pts - wakeLead, unless: interrupt)
         }
     }
 
