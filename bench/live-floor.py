@@ -19,7 +19,9 @@ side:
   in each `encoder.video.latency` mode: its worker's CPU over the window, its late frames, and
   its resident memory at the end of the window (VmRSS, split into RssAnon — the task's own — and
   RssFile — shared-library pages every worker on the node shares — and the peak VmHWM);
-- the same live mix as one `ffmpeg` command (-re, scale + overlay + amix, to the same outputs);
+- the same live mix as one `ffmpeg` command (-re, scale + overlay + amix, to the same outputs), set
+  up as Tessera's task is — one thread per decoder, for the filter graph and for x264 — in each mode:
+  its CPU and resident memory;
 - the ratios to the floor.
 
 The machines are shared and a single 20 s window swings by ±10 %, so the whole set is measured
@@ -151,12 +153,14 @@ def tessera_task(api: str, rtmp: str, inputs: list[Path], latency: str, warmup: 
             "file": mem["RssFile"], "hwm": mem["VmHWM"]}
 
 
-def ffmpeg_mix(inputs: list[Path], url: str, file: Path | None, warmup: float, window: float) -> float:
+def ffmpeg_mix(inputs: list[Path], url: str, file: Path | None, low: bool, warmup: float, window: float) -> dict:
+    """The same live mix as one `ffmpeg` command, configured as Tessera's task is: one thread per
+    decoder, for the filter graph and for x264 (`-tune zerolatency` for the low-latency mode)."""
     graph = f"color=c=black:s={W}x{H}:r={FPS},format=yuv420p[bg]"
     previous, audio = "bg", ""
-    cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error"]
+    cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-filter_complex_threads", "1"]
     for i, p in enumerate(inputs):
-        cmd += ["-re", "-stream_loop", "-1", "-i", str(p)]
+        cmd += ["-threads", "1", "-re", "-stream_loop", "-1", "-i", str(p)]
         # Tessera halves by 2x2 averaging: swscale's area filter, sample for sample.
         graph += f";[{i}:v]scale={W // 2}:{H // 2}:flags=area[s{i}]"
         graph += f";[{previous}][s{i}]overlay=x={(i % 2) * W // 2}:y={(i // 2) * H // 2}:format=yuv420[o{i}]"
@@ -164,7 +168,8 @@ def ffmpeg_mix(inputs: list[Path], url: str, file: Path | None, warmup: float, w
     graph += f";{audio}amix=inputs=4:duration=longest:normalize=0[a]"
     # With a file as well: one encode, two FLV muxers (tee), as Tessera does.
     sink = ["-flags", "+global_header", "-f", "tee", f"[f=flv]{url}|[f=flv]{file}"] if file else ["-f", "flv", url]
-    cmd += ["-filter_complex", graph, "-map", f"[{previous}]", "-map", "[a]"] + X264 + [
+    tune = ["-tune", "zerolatency"] if low else []
+    cmd += ["-filter_complex", graph, "-map", f"[{previous}]", "-map", "[a]"] + X264 + tune + ["-threads:v", "1",
         "-c:a", "aac", "-b:a", "128k", "-ar", "48000", "-ac", "2", "-t", str(warmup + window + 2)] + sink
     proc = subprocess.Popen(cmd)
     try:
@@ -172,16 +177,19 @@ def ffmpeg_mix(inputs: list[Path], url: str, file: Path | None, warmup: float, w
         t0, c0 = time.monotonic(), ticks(proc.pid)
         time.sleep(window)
         c1, t1 = ticks(proc.pid), time.monotonic()
+        mem = memory(proc.pid)
     finally:
         proc.terminate()
         proc.wait(10)
-    return (c1 - c0) / TICK / (t1 - t0)
+    return {"cores": (c1 - c0) / TICK / (t1 - t0), "rss": mem["VmRSS"], "anon": mem["RssAnon"], "file": mem["RssFile"],
+            "hwm": mem["VmHWM"]}
 
 
-def format_row(number: str, latency: str, row: dict) -> str:
-    return (f"{number:5} {latency:7} {row['decode']:7.3f} {row['encode']:7.3f} {row['floor']:6.3f} {row['cores']:8.3f}"
-            f" {row['ratio']:6.2f} {int(row['late']):5d} {int(row['rss']):7d} {int(row['anon']):5d} {int(row['file']):5d}"
-            f" {int(row['hwm']):5d}")
+def format_row(number: str, latency: str, who: str, row: dict) -> str:
+    late = f"{int(row['late']):5d}" if "late" in row else f"{'-':>5}"
+    return (f"{number:5} {latency:7} {who:8} {row['decode']:7.3f} {row['encode']:7.3f} {row['floor']:6.3f}"
+            f" {row['cores']:6.3f} {row['ratio']:6.2f} {late} {int(row['rss']):7d} {int(row['anon']):5d}"
+            f" {int(row['file']):5d} {int(row['hwm']):5d}")
 
 
 def pattern_inputs(media: Path) -> list[Path]:
@@ -246,34 +254,40 @@ def main() -> int:
         print(f"# live floor — 2x2 {W}x{H}@{FPS} veryfast {KBPS} kb/s from {what};"
               f" {args.rounds} rounds of warm-up {args.warmup:g} s + window {args.window:g} s;"
               f" {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
-        header = (f"{'round':5} {'mode':7} {'decode':>7} {'encode':>7} {'floor':>6} {'tessera':>8} {'ratio':>6} {'late':>5}"
-                  f" {'RSS MB':>7} {'anon':>5} {'file':>5} {'peak':>5}")
+        header = (f"{'round':5} {'mode':7} {'who':8} {'decode':>7} {'encode':>7} {'floor':>6} {'cores':>6} {'ratio':>6}"
+                  f" {'late':>5} {'RSS MB':>7} {'anon':>5} {'file':>5} {'peak':>5}")
         print(header)
-        rows: dict[str, list[dict]] = {"normal": [], "low": []}
-        mixes: list[float] = []
+        runners = ["tessera"] + ([] if args.no_ffmpeg_mix else ["ffmpeg"])
+        rows: dict[tuple[str, str], list[dict]] = {(latency, who): [] for latency in ("normal", "low") for who in runners}
         for number in range(1, args.rounds + 1):
             for latency in ("normal", "low"):
-                decode, video, audio = floor(inputs, composite, latency == "low")
-                task = tessera_task(api, rtmp, inputs, latency, args.warmup, args.window, patterns)
-                row = dict(task, decode=decode, encode=video + audio, floor=decode + video + audio)
-                row["ratio"] = row["cores"] / row["floor"]
-                rows[latency].append(row)
-                print(format_row(str(number), latency, row), flush=True)
-            if not args.no_ffmpeg_mix:
-                mixes.append(ffmpeg_mix(inputs, f"{rtmp}/ffmpeg", run / "ffmpeg.flv" if patterns else None, args.warmup, args.window))
-                print(f"{number:<5} ffmpeg CLI live mix: {mixes[-1]:.3f} cores", flush=True)
+                low = latency == "low"
+                decode, video, audio = floor(inputs, composite, low)
+                for who in runners:
+                    if who == "tessera":
+                        measured = tessera_task(api, rtmp, inputs, latency, args.warmup, args.window, patterns)
+                    else:
+                        measured = ffmpeg_mix(inputs, f"{rtmp}/ffmpeg-{latency}", run / f"ffmpeg-{latency}.flv" if patterns
+                                              else None, low, args.warmup, args.window)
+                    row = dict(measured, decode=decode, encode=video + audio, floor=decode + video + audio)
+                    row["ratio"] = row["cores"] / row["floor"]
+                    rows[(latency, who)].append(row)
+                    print(format_row(str(number), latency, who, row), flush=True)
         print()
         print(f"medians of {args.rounds} rounds:")
         print(header)
-        for latency, measured in rows.items():
-            print(format_row("-", latency, {key: statistics.median(row[key] for row in measured) for key in measured[0]}))
-        if mixes:
-            mix, floor_normal = statistics.median(mixes), statistics.median(row["floor"] for row in rows["normal"])
-            tessera_normal = statistics.median(row["cores"] for row in rows["normal"])
-            print(f"ffmpeg CLI live mix (normal settings): {mix:.3f} cores, {mix / floor_normal:.2f}x the floor;"
-                  f" tessera / ffmpeg {tessera_normal / mix:.2f}")
+        medians = {}
+        for (latency, who), measured in rows.items():
+            medians[(latency, who)] = {key: statistics.median(row[key] for row in measured) for key in measured[0]}
+            print(format_row("-", latency, who, medians[(latency, who)]))
+        if not args.no_ffmpeg_mix:
+            for latency in ("normal", "low"):
+                ours, theirs = medians[(latency, "tessera")], medians[(latency, "ffmpeg")]
+                print(f"{latency}: tessera / ffmpeg CLI live mix: CPU {ours['cores'] / theirs['cores']:.2f},"
+                      f" resident memory {ours['rss'] / theirs['rss']:.2f} (anon {ours['anon'] / theirs['anon']:.2f})")
         print("(cores = CPU seconds per second of media; floor = decode + encode with the ffmpeg CLI, one thread each;"
-              " ratio = tessera / floor, the median of each round's own ratio)")
+              " ratio = cores / floor, the median of each round's own ratio; ffmpeg = the same live mix as one"
+              " ffmpeg command, one thread per codec and for its filter graph)")
     finally:
         for p in reversed(processes):
             p.terminate()
