@@ -1,17 +1,24 @@
 import Logging
 import ServiceLifecycle
 import TesseraEngine
+import UnixSignals
 
-/// Runs the service until SIGTERM or SIGINT: the HTTP server, the task shutdown and the
-/// `background` services (the cluster's control loop, which stops first) in one `ServiceGroup`. On a signal the tasks end first (bounded by `shutdownSeconds`), then the HTTP
-/// server stops, and this returns normally (so the process exits 0). Throws when the server
+/// Runs the service until SIGTERM or SIGINT (`gracefulShutdownSignals`): the HTTP server, the
+/// task shutdown and the `background` services (the cluster's control loop, which stops first) in
+/// one `ServiceGroup`. On a signal the tasks end first (bounded by `shutdownSeconds`), then the
+/// HTTP server stops, and this returns normally (so the process exits 0). Throws when the server
 /// cannot start (address in use, say).
+///
+/// A signal goes to the whole process, so an in-process test that stops this server by one must
+/// use a signal nothing else in the process shuts down on: Hummingbird's live test servers stop
+/// on SIGTERM too, and would drop the connections of tests running beside it.
 public func runTesseraServer(
     service: any TaskService,
     configuration: ServerConfiguration,
     logger: Logger,
     metrics: TesseraMetrics = .bootstrapped,
     background: [any Service] = [],
+    gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
     onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) async throws {
     let app = makeTesseraApplication(service: service, configuration: configuration, logger: logger, metrics: metrics,
@@ -22,7 +29,7 @@ public func runTesseraServer(
             .init(service: app),
             .init(service: shutdown),
         ] + background.map { .init(service: $0) },
-        gracefulShutdownSignals: [.sigterm, .sigint],
+        gracefulShutdownSignals: gracefulShutdownSignals,
         logger: logger
     )
     // The registry bounds its own wait; this only keeps a stuck shutdown from hanging the process.

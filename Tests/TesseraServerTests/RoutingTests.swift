@@ -149,8 +149,9 @@ import TesseraServer
             #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
             #expect(answer.contains("PayloadTooLarge"))
             // The server still serves the next connection. (Over a plain socket as well: the test
-            // client's own connection, opened before the test body runs, was now and then reset
-            // while the machine was loaded, whatever the server answered.)
+            // client's own connection, opened before the test body runs, was now and then reset.
+            // The cause was another test's SIGTERM to this process, which stopped this server too;
+            // `ServerLifecycleTests` now signals with SIGUSR2.)
             let health = try await RawHTTP.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(health.hasPrefix("HTTP/1.1 200"), "\(health.prefix(200))")
         }
