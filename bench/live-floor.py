@@ -66,13 +66,16 @@ def ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
+MEMORY_COLUMNS = {"VmRSS": "rss", "RssAnon": "anon", "RssFile": "file", "VmHWM": "hwm"}
+
+
 def memory(pid: int) -> dict[str, int]:
-    """VmRSS, RssAnon, RssFile and VmHWM in MB."""
+    """VmRSS, RssAnon, RssFile and VmHWM in MB, under their column names."""
     values = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, rest = line.partition(":")
-        if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
-            values[key] = int(rest.split()[0]) // 1024
+        if key in MEMORY_COLUMNS:
+            values[MEMORY_COLUMNS[key]] = int(rest.split()[0]) // 1024
     return values
 
 
@@ -149,8 +152,7 @@ def tessera_task(api: str, rtmp: str, inputs: list[Path], latency: str, warmup: 
     late1 = call(api, "GET", f"/v1/tasks/{task_id}").get("lateFrames", 0)
     call(api, "DELETE", f"/v1/tasks/{task_id}")
     time.sleep(1.5)
-    return {"cores": (c1 - c0) / TICK / (t1 - t0), "late": late1 - late0, "rss": mem["VmRSS"], "anon": mem["RssAnon"],
-            "file": mem["RssFile"], "hwm": mem["VmHWM"]}
+    return {"cores": (c1 - c0) / TICK / (t1 - t0), "late": late1 - late0, **mem}
 
 
 def ffmpeg_mix(inputs: list[Path], url: str, file: Path | None, low: bool, warmup: float, window: float) -> dict:
@@ -181,8 +183,7 @@ def ffmpeg_mix(inputs: list[Path], url: str, file: Path | None, low: bool, warmu
     finally:
         proc.terminate()
         proc.wait(10)
-    return {"cores": (c1 - c0) / TICK / (t1 - t0), "rss": mem["VmRSS"], "anon": mem["RssAnon"], "file": mem["RssFile"],
-            "hwm": mem["VmHWM"]}
+    return {"cores": (c1 - c0) / TICK / (t1 - t0), **mem}
 
 
 def format_row(number: str, latency: str, who: str, row: dict) -> str:
