@@ -75,8 +75,36 @@ import TesseraCore
         #expect(aac.formatParameters["sizelength"] == "13")
     }
 
+    @Test func readsFeedbackRetransmissionAndKeys() throws {
+        let sdp = """
+            m=video 5004 RTP/SAVPF 99 100 97
+            a=rtpmap:99 H264/90000
+            a=fmtp:99 packetization-mode=1
+            a=rtpmap:100 rtx/90000
+            a=fmtp:100 apt=99
+            a=rtpmap:97 VP8/90000
+            a=rtcp-fb:99 nack
+            a=rtcp-fb:99  NACK  PLI
+            a=rtcp-fb:* ccm fir
+            a=rtcp-fb:97 goog-remb
+            a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz
+            m=audio 5006 RTP/AVP 96
+            a=rtpmap:96 opus/48000/2
+            """
+        let session = try SessionDescription.parse(sdp)
+        let video = try #require(session.video)
+        #expect(video.payloadType == 99 && video.rtxPayloadType == 100)
+        #expect(video.feedback == [.nack, .pli, .fir])
+        #expect(video.cryptoAttributes == ["1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz"])
+        let audio = try #require(session.audio)
+        #expect(audio.payloadType == 96 && audio.rtxPayloadType == nil && audio.feedback == [] && audio.cryptoAttributes.isEmpty)
+    }
+
     static let refusals: [(sdp: String, expected: String)] = [
-        ("m=video 5004 RTP/SAVPF 96\na=rtpmap:96 VP8/90000", "m=video line 1: SRTP (RTP/SAVPF) is not supported"),
+        ("m=video 5004 RTP/SAVPF 96\na=rtpmap:96 VP8/90000", "m=video line 1: RTP/SAVPF needs an a=crypto line with the SRTP key"),
+        ("m=video 5004 UDP/TLS/RTP/SAVPF 96\na=rtpmap:96 VP8/90000", "m=video line 1: transport \"UDP/TLS/RTP/SAVPF\" is not supported (DTLS-SRTP"),
+        ("m=video 5004 RTP/AVP 96\na=rtpmap:96 VP8/90000\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:x",
+         "a=crypto line 3: SRTP keys need the RTP/SAVP transport, not RTP/AVP"),
         ("v=0\nc=IN IP4 1.2.3.4\nm=audio 5006 RTP/AVP 0\nm=video abc RTP/AVP 96", "m=video line 4: port \"abc\" is not a number"),
         ("m=video 70000 RTP/AVP 96", "m=video line 1: port 70000 is out of range"),
         ("m=video 5004 TCP/RTP/AVP 96", "m=video line 1: transport \"TCP/RTP/AVP\" is not supported"),

@@ -78,6 +78,28 @@ public struct RTPReorderBuffer: Sendable {
         held.lazy.map(\.arrivalMicroseconds).min().map { $0 + maxDelayMicroseconds }
     }
 
+    /// The SSRC of the stream being released; nil before the first packet.
+    public var currentSSRC: UInt32? { stream?.ssrc }
+
+    /// Sequence numbers not yet arrived between the next expected one and the newest held
+    /// packet, oldest first, at most `limit`: the packets a NACK can still ask for in time.
+    public func missingSequenceNumbers(limit: Int = 128) -> [UInt16] {
+        guard let next = stream?.nextSequence, let newest = held.last?.sequence else { return [] }
+        var missing: [UInt16] = []
+        var heldIndex = 0
+        var sequence = next
+        while sequence < newest, missing.count < limit {
+            while heldIndex < held.count, held[heldIndex].sequence < sequence { heldIndex += 1 }
+            if heldIndex < held.count, held[heldIndex].sequence == sequence {
+                heldIndex += 1
+            } else {
+                missing.append(UInt16(truncatingIfNeeded: sequence))
+            }
+            sequence += 1
+        }
+        return missing
+    }
+
     /// Any deadline already past at `arrivalMicroseconds` is honoured first, so the result does
     /// not depend on how punctually the caller runs `expire`.
     public mutating func insert(_ packet: RTPPacket, arrivalMicroseconds: Int64) -> [Event] {

@@ -25,6 +25,11 @@ struct SDPMediaSection {
     var address: String?
     /// `a=extmap` header extensions: lower-cased URI → id.
     var extensions: [String: UInt8] = [:]
+    /// `a=rtcp-fb` per payload type ("*" for every one): lower-cased feedback types, as written
+    /// (`nack`, `nack pli`, `ccm fir`, ...).
+    var feedback: [String: Set<String>] = [:]
+    /// `a=crypto` (RFC 4568) values after `crypto:`, in order, with their lines.
+    var crypto: [(value: String, line: Int)] = []
 
     /// Other media (application, text, message) are skipped whole, syntax included.
     var isAudioOrVideo: Bool { media == "audio" || media == "video" }
@@ -126,6 +131,11 @@ struct SDPSectionReader {
             }
             section.rtcpPort = port
         case "rtcp-mux": section.rtcpMux = true
+        case "rtcp-fb":
+            let (payloadType, type) = splitFirstSpace(rest)
+            let normalized = type.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ").lowercased()
+            if !normalized.isEmpty { section.feedback[payloadType, default: []].insert(normalized) }
+        case "crypto": section.crypto.append((String(rest), number))
         case "extmap":
             if let (uri, id) = extmap(value) { section.extensions[uri] = section.extensions[uri] ?? id }
         default: return

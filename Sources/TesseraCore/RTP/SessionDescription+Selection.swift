@@ -37,7 +37,7 @@ struct SDPMediaSelector {
             return nil
         }
         let place = "m=\(kind.rawValue) line \(section.line)"
-        try Self.checkTransport(section.transport, at: place)
+        try Self.checkTransport(section.transport, crypto: section.crypto, at: place)
         var offered: [String] = []
         for format in section.formats {
             guard let payloadType = UInt8(format), payloadType < 128 else {
@@ -78,13 +78,24 @@ struct SDPMediaSelector {
         }
     }
 
-    private static func checkTransport(_ transport: String, at place: String) throws(SessionDescription.Invalid) {
+    /// Plain RTP, or SRTP keyed in the SDP itself (SDES, `a=crypto`): DTLS-SRTP needs a
+    /// handshake an SFU's plain forward does not make.
+    private static func checkTransport(_ transport: String, crypto: [(value: String, line: Int)],
+                                       at place: String) throws(SessionDescription.Invalid) {
         let upper = transport.uppercased()
         if upper.contains("SAVP") {
-            throw .init("\(place): SRTP (\(transport)) is not supported; the SFU must forward plain RTP/AVP")
+            guard ["RTP/SAVP", "RTP/SAVPF"].contains(upper) else {
+                throw .init("\(place): transport \"\(transport)\" is not supported (DTLS-SRTP needs a handshake; "
+                            + "use RTP/SAVP with a=crypto keys, or plain RTP/AVP)")
+            }
+            guard !crypto.isEmpty else { throw .init("\(place): \(transport) needs an a=crypto line with the SRTP key") }
+            return
         }
         guard ["RTP/AVP", "RTP/AVPF", "UDP/RTP/AVP", "UDP/RTP/AVPF"].contains(upper) else {
             throw .init("\(place): transport \"\(transport)\" is not supported (use RTP/AVP over UDP)")
+        }
+        if let line = crypto.first?.line {
+            throw .init("a=crypto line \(line): SRTP keys need the RTP/SAVP transport, not \(transport)")
         }
     }
 
@@ -117,12 +128,24 @@ struct SDPMediaSelector {
         guard rtcpPort <= 65535 else {
             throw .init("\(place): port \(section.port) leaves no port above it for RTCP (add a=rtcp or a=rtcp-mux)")
         }
-        return RTPMediaDescription(
+        var description = RTPMediaDescription(
             kind: kind, port: section.port, rtcpPort: rtcpPort, rtcpMux: rtcpMux, payloadType: payloadType,
             codec: codec, clockRate: map.clockRate, channels: kind == .video ? 1 : map.channels ?? 1,
             formatParameters: section.formatParameters[payloadType]?.parameters ?? [:],
             address: section.address ?? document.sessionAddress,
             videoOrientation: kind == .video ? videoOrientation(section) : nil)
+        description.rtxPayloadType = kind == .video ? Self.retransmissionPayloadType(for: payloadType, in: section) : nil
+        description.feedback = RTCPFeedbackSupport(types: section.feedback["\(payloadType)", default: []]
+                                                       .union(section.feedback["*", default: []]))
+        description.cryptoAttributes = section.crypto.map(\.value)
+        return description
+    }
+
+    /// The `rtx` payload type (RFC 4588 §8.6) whose `apt` names `payloadType`, if the section has one.
+    private static func retransmissionPayloadType(for payloadType: UInt8, in section: SDPMediaSection) -> UInt8? {
+        section.rtpmaps.filter { $0.value.encodingName.lowercased() == "rtx" }.keys.sorted().first {
+            section.formatParameters[$0]?.parameters["apt"] == "\(payloadType)"
+        }
     }
 
     /// The CVO extension, if the section (or the session) maps one: the quarter-turn URI first.

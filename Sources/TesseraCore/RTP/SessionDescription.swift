@@ -50,6 +50,13 @@ public struct RTPMediaDescription: Sendable, Equatable {
     public var address: String?
     /// Video only: the `a=extmap` id of the video-orientation extension (CVO), when the SDP maps it.
     public var videoOrientation: VideoOrientationExtension?
+    /// Video only: the RFC 4588 retransmission payload type whose `apt` is `payloadType`.
+    public var rtxPayloadType: UInt8?
+    /// The RTCP feedback the SDP offers for `payloadType` (`a=rtcp-fb`).
+    public var feedback: RTCPFeedbackSupport = []
+    /// The `a=crypto` values (RFC 4568 SDES, after `crypto:`) of an RTP/SAVP section: the SRTP
+    /// keys the sender protects with. Empty for plain RTP.
+    public var cryptoAttributes: [String] = []
 
     /// The UDP ports a receiver binds for this stream: RTP, and RTCP unless multiplexed.
     public var boundPorts: [Int] { rtcpMux ? [port] : [port, rtcpPort] }
@@ -60,6 +67,26 @@ public struct RTPMediaDescription: Sendable, Equatable {
         self.kind = kind; self.port = port; self.rtcpPort = rtcpPort; self.rtcpMux = rtcpMux
         self.payloadType = payloadType; self.codec = codec; self.clockRate = clockRate; self.channels = channels
         self.formatParameters = formatParameters; self.address = address; self.videoOrientation = videoOrientation
+    }
+}
+
+/// The RTCP feedback a receiver may send (RFC 4585 `a=rtcp-fb`, RFC 5104 `ccm fir`).
+public struct RTCPFeedbackSupport: OptionSet, Sendable, Equatable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Generic NACK (`nack`).
+    public static let nack = RTCPFeedbackSupport(rawValue: 1)
+    /// Picture loss indication (`nack pli`).
+    public static let pli = RTCPFeedbackSupport(rawValue: 2)
+    /// Full intra request (`ccm fir`).
+    public static let fir = RTCPFeedbackSupport(rawValue: 4)
+
+    /// From the lower-cased `a=rtcp-fb` types of a payload type.
+    public init(types: Set<String>) {
+        self = []
+        if types.contains("nack") { insert(.nack) }
+        if types.contains("nack pli") { insert(.pli) }
+        if types.contains("ccm fir") { insert(.fir) }
     }
 }
 
