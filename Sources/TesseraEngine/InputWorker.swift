@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TesseraCore
 import TesseraMedia
 
@@ -47,6 +48,9 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private let lock = NSLock()
     private var state: InputStatus.State = .waiting
     private var lastError: String?
+    /// The reader's refusal count last logged.
+    private var loggedRefusals: Int64 = 0
+    private static let logger = Logger(label: "tessera.input")
     private var decodeErrors = 0
     /// How the newest picture was turned upright, for the status; nil before the first picture.
     private var orientation: PictureOrientation?
@@ -111,14 +115,36 @@ final class InputWorker: MediaSink, @unchecked Sendable {
 
     var status: InputStatus {
         let counters = channel.counters
-        let packets = lock.withLock { reader }?.packetCounters
+        let reader: InputReader? = lock.withLock { self.reader }
+        let packets = reader?.packetCounters
+        let reception = reader?.receptionStatus
         var status = lock.withLock {
             InputStatus(id: input.id, state: state, frames: counters.pictures,
                         drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets,
                         rotation: orientation?.rotationDegrees, flip: orientation?.mirrored == true ? true : nil)
         }
+        if case .rtpSDP = input.source { status.ready = reader != nil }
+        if let reception {
+            status.rtcp = reception.rtcp
+            status.videoState = reception.videoState
+            status.audioState = reception.audioState
+            if status.lastError == nil, let refusal = reception.refusal {
+                status.lastError = refusal
+                noteRefusal(refusal, count: reception.refusalCount)
+            }
+        }
         status.drawSize = layout.largestDrawSize(inputID: input.id, displaySize: lock.withLock { displaySize })
         return status
+    }
+
+    /// Logs a refused packet's reason the first time it is seen (the reader counts every one).
+    private func noteRefusal(_ text: String, count: Int64) {
+        let isNew = lock.withLock { () -> Bool in
+            guard count != loggedRefusals else { return false }
+            loggedRefusals = count
+            return true
+        }
+        if isNew { Self.logger.warning("input \(input.id): \(text)") }
     }
 
     /// Whether this input is `live` now (media within the silence timeout).
@@ -195,6 +221,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         let reader = source.makeReader(loop: input.loop, outputSampleRate: audioSettings.sampleRate,
                                        outputChannels: audioSettings.channels, pool: pool)
         lock.withLock { self.reader = reader }
+        // Bound RTP ports make the input `ready`: said at once, a `POST` waits for it.
+        if source.arrivesInRealTime { stateChanged.notify() }
         paced = !source.arrivesInRealTime
         lock.withLock { hasVideoStream = source.description.hasVideo }
         if !source.description.hasVideo { channel.finishVideo() }

@@ -29,7 +29,8 @@ enum SourceOpener {
         switch input.source {
         case .rtpSDP(let sdp):
             do {
-                return try RTPSource(sdp: sdp, interrupt: interrupt, reorderWaitMicroseconds: latency.reorderWaitMicroseconds)
+                return try RTPSource(sdp: sdp, interrupt: interrupt, reorderWaitMicroseconds: latency.reorderWaitMicroseconds,
+                                     senderSilenceMicroseconds: input.silenceMicroseconds)
             } catch {
                 throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
             }

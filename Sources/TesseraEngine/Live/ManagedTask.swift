@@ -30,6 +30,8 @@ final class ManagedTask: @unchecked Sendable {
     /// predate the latest update; it is fitted to these, so a status never loses a participant
     /// that an update has already answered for.
     private var inputIds: [String]
+    /// The inputs that receive RTP: `waitUntilRTPInputsReady` waits for their sockets.
+    private var rtpInputIds: Set<String>
     private var outputs: [(url: String, redacted: String)]
     /// Ports and SDP of each allocated RTP input, by input id.
     private var rtp: [String: RTPStatus] = [:]
@@ -79,6 +81,7 @@ final class ManagedTask: @unchecked Sendable {
             webhooks?.makeWebhook(taskId: id, url: url, firstSequence: history.webhookSequence)
         }
         inputIds = plan.inputs.map(\.id)
+        rtpInputIds = Self.rtpInputIds(plan)
         outputs = plan.outputs.map { ($0.url, URLRedaction.redact($0.url)) }
         workerStatus = WorkerStatus(state: .starting, reason: nil, frames: 0, fps: 0, bitrateKbps: 0, lateFrames: 0,
                                     inputs: inputIds.map { InputStatus(id: $0, state: .waiting) },
@@ -166,12 +169,17 @@ final class ManagedTask: @unchecked Sendable {
         let runPlan = files.apply(resolved)
         // Answer with the new participants and outputs at once; the worker's next report follows.
         inputIds = resolved.inputs.map(\.id)
+        rtpInputIds = Self.rtpInputIds(resolved)
         outputs = resolved.outputs.map { ($0.url, URLRedaction.redact($0.url)) }
         fitToDocument(&workerStatus)
         let worker = self.worker
         lock.unlock()
         worker?.send(WorkerCommand(type: .update, plan: runPlan))
         publishStatus()
+    }
+
+    private static func rtpInputIds(_ plan: ResolvedTask) -> Set<String> {
+        Set(plan.inputs.filter { if case .rtpSDP = $0.source { return true } else { return false } }.map(\.id))
     }
 
     /// The allocated RTP inputs' ports and SDP (before the worker starts).
@@ -238,6 +246,22 @@ final class ManagedTask: @unchecked Sendable {
     }
 
     var sequence: Int64? { lock.withLock { lastSequence } }
+
+    /// Waits until every RTP input of the task has its ports bound in the worker (its status says
+    /// `ready`), the task ends, or `timeoutSeconds` pass: an SFU told to forward right after the
+    /// answer must not lose its first packets (a keyframe among them) to a port nobody holds yet.
+    func waitUntilRTPInputsReady(timeoutSeconds: Double) async {
+        let deadline = MonotonicClock.seconds + timeoutSeconds
+        while MonotonicClock.seconds < deadline {
+            let done = lock.withLock {
+                supervision.isFinal || workerStatus.inputs.allSatisfy { input in
+                    !rtpInputIds.contains(input.id) || input.ready == true
+                }
+            }
+            if done { return }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+    }
 
     var status: TaskStatus {
         lock.withLock {

@@ -21,6 +21,8 @@ public actor TaskRegistry {
 
     /// How far a resumed task's webhook sequence jumps past the stored one.
     static let webhookSequenceJump: Int64 = 100
+    /// How long a `POST` or `PATCH` waits for new RTP inputs' ports to be bound by the worker.
+    static let rtpReadyTimeoutSeconds = 3.0
 
     /// Fields an update may carry; everything else is fixed for a task's life.
     private static let updatableFields: Set<String> = ["layout", "audio", "inputs", "outputs", "sequence", "sei"]
@@ -104,6 +106,7 @@ public actor TaskRegistry {
         do {
             let task = try await launch(id: prepared.taskId, stored: prepared.document, generation: generation,
                                         history: ManagedTask.History())
+            await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
             return task.status
         } catch {
             try? await store.setDesired(taskId: prepared.taskId, .stopped)
@@ -231,6 +234,7 @@ public actor TaskRegistry {
         try task.update(document: .object(merged), storedDocument: .object(stored), plan: resolved, sequence: sequence,
                         rtp: allocations.mapValues { RTPStatus(videoPort: $0.video?.port, audioPort: $0.audio?.port, sdp: $0.sdp) })
         rtp.commit(taskId: taskId, allocations)
+        await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
         return task.status
     }
 

@@ -60,6 +60,15 @@ public struct InputStatus: Codable, Sendable, Equatable {
     public var rtp: RTPStatus?
     /// Packet counters of an RTP input (received, lost, reordered, late, malformed, sender restarts).
     public var packets: PacketCounters?
+    /// The RTCP an RTP input sent its senders: reports, keyframe requests (PLI, FIR), NACKs.
+    public var rtcp: RTCPReceiver.Counters?
+    /// An RTP input's video and audio: `no packets`, `waiting for keyframe` (video arrives but
+    /// cannot be drawn yet) or `live` (drawn / heard). Absent for a medium its SDP does not have.
+    public var videoState: RTPMediumState?
+    public var audioState: RTPMediumState?
+    /// An RTP input: true once its ports are bound and packets sent to them are received (a
+    /// `POST` answers only then, up to a few seconds); false while they are not.
+    public var ready: Bool?
     /// Clockwise degrees (0, 90, 180, 270) the input's newest picture is turned by to be shown
     /// upright (display matrix of a file, CVO of an RTP sender); nil before its first picture.
     public var rotation: Int?

@@ -19,6 +19,12 @@ public protocol InputReader: AnyObject {
     var decodeErrors: Int { get }
     /// Packet counters of a network input that has them (RTP), for its status; nil otherwise.
     var packetCounters: PacketCounters? { get }
+    /// RTCP sent, medium states and the newest refusal of an RTP input; nil otherwise.
+    var receptionStatus: RTPReceptionStatus? { get }
+}
+
+extension InputReader {
+    public var receptionStatus: RTPReceptionStatus? { nil }
 }
 
 /// What happened to the packets of an RTP input: its status shows them so an operator can tell
@@ -33,6 +39,9 @@ public struct PacketCounters: Codable, Sendable, Equatable {
     public var malformed: Int64 = 0
     /// Times a sender restarted (new SSRC or renumbered stream) and was taken up again.
     public var senderRestarts: Int64 = 0
+    /// Datagrams refused, by reason (`payloadType`, `source`, `malformed`, `truncated`,
+    /// `authentication`); `malformed` above is their sum, as before reasons were told apart.
+    public var refused: [String: Int64] = [:]
     /// Milliseconds of audio concealed over lost packets.
     public var concealedMilliseconds: Int64 = 0
     public init() {}

@@ -24,6 +24,9 @@ final class RTPReader: InputReader {
     private(set) var decodeErrors = 0
     private let countersLock = NSLock()
     private var counters = PacketCounters()
+    private var reception = RTPReceptionStatus()
+    /// The newest refusal text and how many times one was set (published with the counters).
+    var refusal: (text: String?, count: Int64) = (nil, 0)
     /// Large enough for any UDP datagram, so none is cut short silently.
     private static let datagramCapacity = 65_536
 
@@ -36,8 +39,9 @@ final class RTPReader: InputReader {
     }
 
     var packetCounters: PacketCounters? { countersLock.withLock { counters } }
+    var receptionStatus: RTPReceptionStatus? { countersLock.withLock { reception } }
 
-    private var nowMicroseconds: Int64 { Int64((MonotonicClock.nanoseconds - origin) / 1000) }
+    var nowMicroseconds: Int64 { Int64((MonotonicClock.nanoseconds - origin) / 1000) }
 
     func run(into sink: MediaSink) throws {
         let sockets = source.streams.flatMap(\.sockets)
@@ -49,6 +53,7 @@ final class RTPReader: InputReader {
                 try receiveMedia(stream, buffer: buffer, sink: sink)
                 if let control = stream.controlSocket { receiveControl(control, stream: stream, buffer: buffer) }
                 try handle(stream.reorder.expire(nowMicroseconds: nowMicroseconds), of: stream, sink: sink)
+                sendFeedback(stream)
             }
             // Every pass (a few sums under a lock): a status that already counts the pictures of a
             // new sender must also count its restart, not trail it by a publishing interval.
@@ -63,7 +68,7 @@ final class RTPReader: InputReader {
         let now = nowMicroseconds
         var wait: Int64 = source.interrupt.wakeDescriptor >= 0 ? Int64(Int32.max) : 20
         for stream in source.streams {
-            if let deadline = stream.reorder.nextDeadlineMicroseconds {
+            for deadline in [stream.reorder.nextDeadlineMicroseconds, stream.rtcp.nextDeadlineMicroseconds].compactMap({ $0 }) {
                 wait = min(wait, max(0, (deadline - now + 999) / 1000))
             }
         }
@@ -78,41 +83,114 @@ final class RTPReader: InputReader {
 
     private func receiveMedia(_ stream: RTPStream, buffer: UnsafeMutableRawBufferPointer, sink: MediaSink) throws {
         for _ in 0..<Self.datagramsPerPass {
-            guard !sink.shouldStop, let (length, truncated) = stream.socket.receive(into: buffer) else { return }
+            guard !sink.shouldStop, let (length, truncated, sender) = stream.socket.receiveWithSender(into: buffer) else { return }
             let arrival = nowMicroseconds
             let datagram = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
             if truncated {
-                stream.refusedDatagrams += 1
+                refuse(.truncated, stream, "a datagram from \(sender) is longer than \(Self.datagramCapacity) bytes")
                 continue
             }
+            // Multiplexed RTCP may come from another socket of the sender's host than its RTP: it
+            // is checked by address in `noteControl`, and never moves the latch.
             if stream.media.rtcpMux && RTPPacket.isRTCP(datagram) {
-                noteControl(datagram, stream: stream, arrival: arrival)
+                noteControl(datagram, from: sender, stream: stream, arrival: arrival)
                 continue
             }
-            guard case .success(let packet) = RTPPacket.parse(datagram), packet.payloadType == stream.media.payloadType else {
-                stream.refusedDatagrams += 1
-                continue
+            guard admit(sender, to: stream, arrival: arrival) else { continue }
+            guard let packet = mediaPacket(datagram, of: stream, from: sender) else { continue }
+            stream.rtpPeer = sender
+            stream.lastPacketMicroseconds = arrival
+            if stream.reorder.currentSSRC == nil || stream.reorder.currentSSRC == packet.ssrc {
+                stream.rtcp.packetArrived(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp,
+                                          ssrc: packet.ssrc, arrivalMicroseconds: arrival)
+                // The first packets of a video stream: its decoder has nothing to start from yet.
+                if stream.media.kind == .video, stream.awaitingKeyframe {
+                    stream.rtcp.needKeyframe(.start, nowMicroseconds: arrival)
+                }
             }
             try handle(stream.reorder.insert(packet, arrivalMicroseconds: arrival), of: stream, sink: sink)
         }
     }
 
-    private func receiveControl(_ socket: UDPSocket, stream: RTPStream, buffer: UnsafeMutableRawBufferPointer) {
-        for _ in 0..<Self.datagramsPerPass {
-            guard let (length, truncated) = socket.receive(into: buffer) else { return }
-            if truncated { continue }
-            noteControl(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), stream: stream, arrival: nowMicroseconds)
+    /// Whether `sender` may feed this stream: inside `rtp.source` when the task names one, else
+    /// the latched sender (or a new one after the latched one fell silent).
+    private func admit(_ sender: RTPEndpoint, to stream: RTPStream, arrival: Int64) -> Bool {
+        switch stream.latch.admit(sender, nowMicroseconds: arrival) {
+        case .accept:
+            return true
+        case .switched:
+            // A new sender's RTCP comes from its own socket: learn it afresh.
+            stream.rtcpPeer = nil
+            return true
+        case .refuse(let latched):
+            refuse(.source, stream, "packets from \(sender) refused: the \(stream.media.kind.rawValue) stream takes \(latched), "
+                   + "until it has been silent for the input's timeout")
+            return false
         }
     }
 
-    /// Sender reports tie the participant's RTP clocks to one wall clock; anything else in RTCP
-    /// (receiver reports, SDES, BYE) changes nothing here. The clock matches reports to streams
-    /// by SSRC, and keeps one that comes before its stream's first decoded frame.
-    private func noteControl(_ datagram: UnsafeRawBufferPointer, stream: RTPStream, arrival: Int64) {
+    /// The RTP packet in a datagram, unwrapped from its retransmission format (RFC 4588) when it is
+    /// one; nil (counted, named) when it is not a packet of this stream's payload type.
+    private func mediaPacket(_ datagram: UnsafeRawBufferPointer, of stream: RTPStream, from sender: RTPEndpoint) -> RTPPacket? {
+        let parsed = RTPPacket.parse(datagram)
+        if let rtx = stream.media.rtxPayloadType, datagram.count >= 2, datagram[1] & 0x7F == rtx {
+            // A retransmission carries the original sequence number in its first two bytes; one
+            // with nothing after them (or only padding) is a bandwidth probe, not media.
+            guard case .success(let wrapped) = parsed, wrapped.payload.count > 2 else { return nil }
+            let original = UInt16(wrapped.payload[0]) << 8 | UInt16(wrapped.payload[1])
+            return RTPPacket(payloadType: stream.media.payloadType, marker: wrapped.marker, sequenceNumber: original,
+                             timestamp: wrapped.timestamp, ssrc: stream.reorder.currentSSRC ?? wrapped.ssrc,
+                             payload: Array(wrapped.payload.dropFirst(2)), headerExtension: wrapped.headerExtension)
+        }
+        switch parsed {
+        case .failure(let error):
+            refuse(.malformed, stream, "a datagram from \(sender) is not RTP: \(error.rawValue)")
+            return nil
+        case .success(let packet) where packet.payloadType != stream.media.payloadType:
+            refuse(.payloadType, stream, "payload type \(packet.payloadType) is not in the input's SDP "
+                   + "(expected \(stream.media.payloadType) for \(stream.media.kind.rawValue))")
+            return nil
+        case .success(let packet):
+            return packet
+        }
+    }
+
+    /// Counts a refused datagram and names the reason: once per new text, so a flood of one kind
+    /// is one line, and a new kind or sender shows at once.
+    func refuse(_ reason: RTPRefusal, _ stream: RTPStream, _ text: String) {
+        stream.refused[reason, default: 0] += 1
+        if refusal.text != text { refusal = (text, refusal.count + 1) }
+    }
+
+    private func receiveControl(_ socket: UDPSocket, stream: RTPStream, buffer: UnsafeMutableRawBufferPointer) {
+        for _ in 0..<Self.datagramsPerPass {
+            guard let (length, truncated, sender) = socket.receiveWithSender(into: buffer) else { return }
+            if truncated { continue }
+            noteControl(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), from: sender, stream: stream, arrival: nowMicroseconds)
+        }
+    }
+
+    /// Sender reports tie the participant's RTP clocks to one wall clock, and are echoed in the
+    /// receiver's reports; the address they come from is where feedback goes. RTCP from a host
+    /// other than the RTP sender's is not the sender's to give, and changes nothing.
+    private func noteControl(_ datagram: UnsafeRawBufferPointer, from sender: RTPEndpoint, stream: RTPStream, arrival: Int64) {
+        if let latched = stream.latch.latched, latched.address != sender.address { return }
+        stream.rtcpPeer = sender
         guard let compound = RTCPCompound.parse(datagram) else { return }
         for report in compound.senderReports {
             clock.noteSenderReport(report, kind: stream.media.kind, arrivalMicroseconds: arrival)
+            stream.rtcp.senderReportArrived(report, arrivalMicroseconds: arrival)
         }
+    }
+
+    /// Sends what the stream's RTCP state machine has due, from the port the sender sends RTCP to.
+    private func sendFeedback(_ stream: RTPStream) {
+        let now = nowMicroseconds
+        let missing = stream.rtcp.feedback.contains(.nack) ? stream.reorder.missingSequenceNumbers() : []
+        guard let datagram = stream.rtcp.poll(nowMicroseconds: now, missing: missing) else { return }
+        let fallback = stream.rtpPeer.map { stream.media.rtcpMux ? $0 : $0.withPort($0.port &+ 1) }
+        guard let peer = stream.rtcpPeer ?? fallback else { return }
+        (stream.controlSocket ?? stream.socket).send(datagram, to: peer)
     }
 
     // MARK: Depacketizing and decoding
@@ -132,11 +210,22 @@ final class RTPReader: InputReader {
                 }
             case .gap:
                 stream.depacketizer.packetsLost()
+                if stream.media.kind == .video {
+                    // The frame the loss fell in is dropped, and every picture after it until a keyframe.
+                    stream.awaitingKeyframe = true
+                    stream.rtcp.needKeyframe(.referenceLost, nowMicroseconds: nowMicroseconds)
+                }
             case .restart:
                 // A new sender: nothing of the old one may reach the decoder or the clock.
                 stream.depacketizer.reset()
                 stream.decoder.flush()
                 clock.reset(kind: stream.media.kind)
+                stream.rtcp.senderChanged()
+                stream.decodedSinceStart = false
+                if stream.media.kind == .video {
+                    stream.awaitingKeyframe = true
+                    stream.rtcp.needKeyframe(.newSender, nowMicroseconds: nowMicroseconds)
+                }
                 if stream.media.kind == .video {
                     lastVideoPts = nil
                     stream.orientation = .upright
@@ -155,11 +244,20 @@ final class RTPReader: InputReader {
         if stream.media.kind == .video, sink.wantsSEI, stream.decoder.carriesH264SEI { seiReader.note(packet) }
         do {
             _ = try stream.decoder.decode(packet, into: frame) { frame in try deliver(frame, of: stream, sink: sink) }
+            if encoded.isKeyframe && stream.awaitingKeyframe {
+                stream.awaitingKeyframe = false
+                stream.rtcp.keyframeArrived()
+            }
+            if stream.media.kind == .audio { stream.decodedSinceStart = true }
         } catch is MediaError {
             // Corrupt media from the network: count it; video then waits for the next keyframe
-            // rather than showing pictures built on a broken reference.
+            // rather than showing pictures built on a broken reference, and asks for one.
             decodeErrors += 1
-            if stream.media.kind == .video { stream.depacketizer.packetsLost() }
+            if stream.media.kind == .video {
+                stream.depacketizer.packetsLost()
+                stream.awaitingKeyframe = true
+                stream.rtcp.needKeyframe(.decodeError, nowMicroseconds: nowMicroseconds)
+            }
         }
     }
 
@@ -192,16 +290,41 @@ final class RTPReader: InputReader {
 
     private func publishCounters() {
         var total = PacketCounters()
+        var status = RTPReceptionStatus()
+        let now = nowMicroseconds
         for stream in source.streams {
             let reorder = stream.reorder.statistics
             total.received += reorder.received
             total.lost += reorder.lost
             total.reordered += reorder.reordered
             total.late += reorder.late + reorder.duplicates
-            total.malformed += stream.refusedDatagrams + reorder.foreign + stream.depacketizer.statistics.malformedPackets
+            // Packets of a would-be new sender on probation are not refused: they are adopted
+            // with it, or were a stray that proved nothing.
+            var malformed = stream.depacketizer.statistics.malformedPackets
+            for (reason, count) in stream.refused {
+                total.refused[reason.rawValue, default: 0] += count
+                malformed += count
+            }
+            total.malformed += malformed
             total.senderRestarts += reorder.restarts
+            status.rtcp = status.rtcp + stream.rtcp.counters
+            let state = mediumState(stream, now: now)
+            if stream.media.kind == .video { status.videoState = state } else { status.audioState = state }
         }
         total.concealedMilliseconds = concealer.concealedSamples * 1000 / Int64(outputSampleRate)
-        countersLock.withLock { counters = total }
+        (status.refusal, status.refusalCount) = refusal
+        countersLock.withLock {
+            counters = total
+            reception = status
+        }
+    }
+
+    /// A medium is live once it is decoded; video that has packets but no keyframe to start from
+    /// says so, as that is what an operator needs to see when a region stays on its placeholder.
+    private func mediumState(_ stream: RTPStream, now: Int64) -> RTPMediumState {
+        guard let last = stream.lastPacketMicroseconds, now - last < source.senderSilenceMicroseconds else { return .noPackets }
+        if stream.media.kind == .video { return stream.awaitingKeyframe ? .waitingForKeyframe : .live }
+        // Audio has no keyframes: it is heard from its first decoded packet.
+        return stream.decodedSinceStart ? .live : .noPackets
     }
 }

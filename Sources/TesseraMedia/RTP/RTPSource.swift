@@ -7,20 +7,29 @@ public final class RTPSource: OpenedInput {
     public let session: SessionDescription
     let streams: [RTPStream]
     let interrupt: InterruptFlag
+    /// The input's timeout: a sender silent this long has left (its medium shows `no packets`,
+    /// and another sender may take its place).
+    let senderSilenceMicroseconds: Int64
     public let description: MediaSource.Description
     public var arrivesInRealTime: Bool { true }
 
-    /// `reorderWaitMicroseconds`: how long a stream waits for a missing packet (the jitter allowance).
-    public init(sdp: String, interrupt: InterruptFlag, reorderWaitMicroseconds: Int64 = 50_000) throws {
+    /// `reorderWaitMicroseconds`: how long a stream waits for a missing packet (the jitter
+    /// allowance, and the time a NACKed packet has to come back). `senderSilenceMicroseconds`: how
+    /// long the latched sender must be silent before another one is taken (the input's timeout).
+    public init(sdp: String, interrupt: InterruptFlag, reorderWaitMicroseconds: Int64 = 50_000,
+                senderSilenceMicroseconds: Int64 = 2_000_000) throws {
         do {
             session = try SessionDescription.parse(sdp)
         } catch {
             throw MediaError("invalid SDP: \(error)")
         }
         streams = try [session.video, session.audio].compactMap { $0 }.map {
-            try RTPStream(media: $0, reorder: RTPReorderBuffer(maxDelayMicroseconds: reorderWaitMicroseconds))
+            try RTPStream(media: $0, reorder: RTPReorderBuffer(maxDelayMicroseconds: reorderWaitMicroseconds),
+                          nackRetryMicroseconds: max(5_000, reorderWaitMicroseconds / 3),
+                          senderSilenceMicroseconds: senderSilenceMicroseconds)
         }
         self.interrupt = interrupt
+        self.senderSilenceMicroseconds = senderSilenceMicroseconds
         description = MediaSource.Description(hasVideo: session.video != nil, hasAudio: session.audio != nil,
                                               videoCodec: session.video?.codec.rawValue,
                                               audioCodec: session.audio?.codec.rawValue, durationMicroseconds: nil)
@@ -41,17 +50,40 @@ final class RTPStream {
     var reorder: RTPReorderBuffer
     var depacketizer: any RTPDepacketizer
     let decoder: Decoder
-    /// Datagrams refused before the reorder buffer: not RTP, another payload type, truncated.
-    var refusedDatagrams: Int64 = 0
+    /// Datagrams refused before the reorder buffer, by reason.
+    var refused: [RTPRefusal: Int64] = [:]
+    /// The RTCP this receiver sends about the stream: reports, keyframe requests, NACKs.
+    var rtcp: RTCPReceiver
+    /// The sender whose packets are taken, when the task names no `rtp.source`.
+    var latch: RTPSenderLatch
+    /// Where the sender's RTCP comes from: feedback goes back there (an SFU's forward listens
+    /// for it on that socket); until one arrives, the RTP sender's address at port + 1.
+    var rtcpPeer: RTPEndpoint?
+    var rtpPeer: RTPEndpoint?
+    /// When the latest accepted packet arrived (µs on the reader's clock).
+    var lastPacketMicroseconds: Int64?
+    /// Video: no picture can be decoded until a keyframe arrives (start, new sender, loss).
+    var awaitingKeyframe = true
+    /// Audio: sound was decoded since the stream (re)started.
+    var decodedSinceStart = false
     /// Video: the newest orientation the sender signalled (CVO), in packet order; upright until
     /// it says otherwise, and for senders that never do.
     var orientation = PictureOrientation.upright
     /// Video: each frame's orientation, carried across the decoder to its picture.
     var frameOrientations = FrameOrientationQueue()
 
-    init(media: RTPMediaDescription, reorder: RTPReorderBuffer) throws {
+    init(media: RTPMediaDescription, reorder: RTPReorderBuffer, nackRetryMicroseconds: Int64,
+         senderSilenceMicroseconds: Int64) throws {
         self.media = media
         self.reorder = reorder
+        var feedback = media.feedback
+        // A sender that offers retransmission streams (RFC 4588) takes NACKs, said or not.
+        if media.rtxPayloadType != nil { feedback.insert(.nack) }
+        // Only video has references to lose; audio conceals its losses and is reported on.
+        if media.kind == .audio { feedback = [] }
+        rtcp = RTCPReceiver(receiverSSRC: UInt32.random(in: 1...UInt32.max), cname: "tessera", clockRate: media.clockRate,
+                            feedback: feedback, nackRetryMicroseconds: nackRetryMicroseconds)
+        latch = RTPSenderLatch(silenceMicroseconds: senderSilenceMicroseconds)
         socket = try UDPSocket(port: media.port)
         controlSocket = media.rtcpMux ? nil : try UDPSocket(port: media.rtcpPort)
         let parameters = media.formatParameters
