@@ -95,6 +95,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["TesseraEngine", "TesseraStore", "TesseraCore"]),
         .testTarget(
