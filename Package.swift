@@ -39,11 +39,17 @@ let package = Package(
             pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]
         ),
+        // libsrtp 2: SRTP / SRTCP for RTP inputs keyed with SDES (`a=crypto`).
+        .systemLibrary(
+            name: "CSRTP",
+            pkgConfig: "libsrtp2",
+            providers: [.apt(["libsrtp2-dev"])]
+        ),
         .target(
             name: "TesseraCore",
             resources: [.copy("Resources/templates")]
         ),
-        .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "TesseraCore"]),
+        .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "CSRTP", "TesseraCore"]),
         .target(name: "TesseraText", dependencies: ["CFreeType", "TesseraCore"]),
         .target(
             name: "TesseraStore",
@@ -89,6 +95,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["TesseraEngine", "TesseraStore", "TesseraCore"]),
         .testTarget(

@@ -45,37 +45,9 @@ extension H264Depacketizer {
     /// byte is not a valid NAL header is skipped rather than failing the whole list.
     public static func parameterSets(fromSprop sprop: String) -> [[UInt8]] {
         sprop.split(separator: ",").compactMap { entry in
-            guard let nal = decodeBase64(entry.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
+            guard let nal = Base64.decode(entry.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
                   let header = nal.first, isSingleNALHeader(header) else { return nil }
             return nal
         }
-    }
-
-    /// RFC 4648 base64, padding optional; nil on any other character or an impossible length.
-    static func decodeBase64(_ text: [UInt8]) -> [UInt8]? {
-        var digits = text[...]
-        while digits.last == UInt8(ascii: "=") { digits.removeLast() }
-        guard text.count - digits.count <= 2, digits.count % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count * 3 / 4)
-        var accumulator: UInt32 = 0, bits = 0
-        for character in digits {
-            let value: UInt8
-            switch character {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = character - UInt8(ascii: "A")
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = character - UInt8(ascii: "a") + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0") + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            default: return nil
-            }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-            }
-        }
-        return bytes
     }
 }
