@@ -95,16 +95,19 @@ import TesseraCore
         let video = try #require(session.video)
         #expect(video.payloadType == 99 && video.rtxPayloadType == 100)
         #expect(video.feedback == [.nack, .pli, .fir])
-        #expect(video.cryptoAttributes == ["1 AES_CM_128_HMAC_SHA1_80 inline:WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz"])
+        #expect(video.srtp?.suite == .aesCM128HMACSHA1_80)
+        #expect(video.srtp?.base64Key == "WVNfX19zZW1jdGwgKCkgewkyMjA7fQp9CnVubGVz")
         let audio = try #require(session.audio)
-        #expect(audio.payloadType == 96 && audio.rtxPayloadType == nil && audio.feedback == [] && audio.cryptoAttributes.isEmpty)
+        #expect(audio.payloadType == 96 && audio.rtxPayloadType == nil && audio.feedback == [] && audio.srtp == nil)
     }
 
     static let refusals: [(sdp: String, expected: String)] = [
         ("m=video 5004 RTP/SAVPF 96\na=rtpmap:96 VP8/90000", "m=video line 1: RTP/SAVPF needs an a=crypto line with the SRTP key"),
         ("m=video 5004 UDP/TLS/RTP/SAVPF 96\na=rtpmap:96 VP8/90000", "m=video line 1: transport \"UDP/TLS/RTP/SAVPF\" is not supported (DTLS-SRTP"),
+        ("m=video 5004 RTP/SAVP 96\na=rtpmap:96 VP8/90000\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:QUJD",
+         "a=crypto line 3: no usable a=crypto attribute: key must be 30 bytes"),
         ("m=video 5004 RTP/AVP 96\na=rtpmap:96 VP8/90000\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:x",
-         "a=crypto line 3: SRTP keys need the RTP/SAVP transport, not RTP/AVP"),
+         "a=crypto line 3: no usable a=crypto attribute"),
         ("v=0\nc=IN IP4 1.2.3.4\nm=audio 5006 RTP/AVP 0\nm=video abc RTP/AVP 96", "m=video line 4: port \"abc\" is not a number"),
         ("m=video 70000 RTP/AVP 96", "m=video line 1: port 70000 is out of range"),
         ("m=video 5004 TCP/RTP/AVP 96", "m=video line 1: transport \"TCP/RTP/AVP\" is not supported"),

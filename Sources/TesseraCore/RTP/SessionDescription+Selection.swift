@@ -91,11 +91,10 @@ struct SDPMediaSelector {
             guard !crypto.isEmpty else { throw .init("\(place): \(transport) needs an a=crypto line with the SRTP key") }
             return
         }
+        // An a=crypto line under RTP/AVP still means SRTP: the ffmpeg CLI writes its SRTP
+        // outputs' SDP that way, and the key is unambiguous.
         guard ["RTP/AVP", "RTP/AVPF", "UDP/RTP/AVP", "UDP/RTP/AVPF"].contains(upper) else {
             throw .init("\(place): transport \"\(transport)\" is not supported (use RTP/AVP over UDP)")
-        }
-        if let line = crypto.first?.line {
-            throw .init("a=crypto line \(line): SRTP keys need the RTP/SAVP transport, not \(transport)")
         }
     }
 
@@ -137,7 +136,13 @@ struct SDPMediaSelector {
         description.rtxPayloadType = kind == .video ? Self.retransmissionPayloadType(for: payloadType, in: section) : nil
         description.feedback = RTCPFeedbackSupport(types: section.feedback["\(payloadType)", default: []]
                                                        .union(section.feedback["*", default: []]))
-        description.cryptoAttributes = section.crypto.map(\.value)
+        if !section.crypto.isEmpty {
+            do {
+                description.srtp = try SRTPCryptoAttribute.firstSupported(section.crypto.map(\.value)).keying
+            } catch {
+                throw .init("a=crypto line \(section.crypto[0].line): \(error.description)")
+            }
+        }
         return description
     }
 

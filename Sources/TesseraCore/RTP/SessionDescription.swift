@@ -54,9 +54,9 @@ public struct RTPMediaDescription: Sendable, Equatable {
     public var rtxPayloadType: UInt8?
     /// The RTCP feedback the SDP offers for `payloadType` (`a=rtcp-fb`).
     public var feedback: RTCPFeedbackSupport = []
-    /// The `a=crypto` values (RFC 4568 SDES, after `crypto:`) of an RTP/SAVP section: the SRTP
-    /// keys the sender protects with. Empty for plain RTP.
-    public var cryptoAttributes: [String] = []
+    /// The SRTP key the sender protects with (SDES, the section's first usable `a=crypto`);
+    /// nil for plain RTP.
+    public var srtp: SRTPKeying?
 
     /// The UDP ports a receiver binds for this stream: RTP, and RTCP unless multiplexed.
     public var boundPorts: [Int] { rtcpMux ? [port] : [port, rtcpPort] }

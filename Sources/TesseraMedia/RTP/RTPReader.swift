@@ -83,20 +83,21 @@ final class RTPReader: InputReader {
 
     private func receiveMedia(_ stream: RTPStream, buffer: UnsafeMutableRawBufferPointer, sink: MediaSink) throws {
         for _ in 0..<Self.datagramsPerPass {
-            guard !sink.shouldStop, let (length, truncated, sender) = stream.socket.receiveWithSender(into: buffer) else { return }
+            guard !sink.shouldStop, let (received, truncated, sender) = stream.socket.receiveWithSender(into: buffer) else { return }
             let arrival = nowMicroseconds
-            let datagram = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
             if truncated {
                 refuse(.truncated, stream, "a datagram from \(sender) is longer than \(Self.datagramCapacity) bytes")
                 continue
             }
             // Multiplexed RTCP may come from another socket of the sender's host than its RTP: it
             // is checked by address in `noteControl`, and never moves the latch.
-            if stream.media.rtcpMux && RTPPacket.isRTCP(datagram) {
-                noteControl(datagram, from: sender, stream: stream, arrival: arrival)
+            if stream.media.rtcpMux && RTPPacket.isRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<received])) {
+                noteControl(buffer, length: received, from: sender, stream: stream, arrival: arrival)
                 continue
             }
-            guard admit(sender, to: stream, arrival: arrival) else { continue }
+            guard admit(sender, to: stream, arrival: arrival),
+                  let length = unprotect(buffer, length: received, rtcp: false, of: stream, from: sender) else { continue }
+            let datagram = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
             guard let packet = mediaPacket(datagram, of: stream, from: sender) else { continue }
             stream.rtpPeer = sender
             stream.lastPacketMicroseconds = arrival
@@ -166,17 +167,36 @@ final class RTPReader: InputReader {
         for _ in 0..<Self.datagramsPerPass {
             guard let (length, truncated, sender) = socket.receiveWithSender(into: buffer) else { return }
             if truncated { continue }
-            noteControl(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), from: sender, stream: stream, arrival: nowMicroseconds)
+            noteControl(buffer, length: length, from: sender, stream: stream, arrival: nowMicroseconds)
+        }
+    }
+
+    /// The datagram's length once SRTP is removed (itself for plain RTP); nil, counted and named,
+    /// when it fails authentication or replay protection.
+    private func unprotect(_ buffer: UnsafeMutableRawBufferPointer, length: Int, rtcp: Bool, of stream: RTPStream,
+                           from sender: RTPEndpoint) -> Int? {
+        guard let srtp = stream.srtp else { return length }
+        switch rtcp ? srtp.unprotectRTCP(buffer, length: length) : srtp.unprotectRTP(buffer, length: length) {
+        case .success(let plain):
+            return plain
+        case .failure(let error):
+            refuse(.authentication, stream, "SRTP\(rtcp ? "C" : "") from \(sender) refused: \(error)")
+            return nil
         }
     }
 
     /// Sender reports tie the participant's RTP clocks to one wall clock, and are echoed in the
     /// receiver's reports; the address they come from is where feedback goes. RTCP from a host
     /// other than the RTP sender's is not the sender's to give, and changes nothing.
-    private func noteControl(_ datagram: UnsafeRawBufferPointer, from sender: RTPEndpoint, stream: RTPStream, arrival: Int64) {
+    private func noteControl(_ buffer: UnsafeMutableRawBufferPointer, length: Int, from sender: RTPEndpoint,
+                             stream: RTPStream, arrival: Int64) {
         if let latched = stream.latch.latched, latched.address != sender.address { return }
+        // Learnt before anything is parsed: an SFU opens its side with packets that are not
+        // reports (Janus sends two empty RTP headers to latch onto the receiver's RTCP port).
         stream.rtcpPeer = sender
-        guard let compound = RTCPCompound.parse(datagram) else { return }
+        guard RTPPacket.isRTCP(UnsafeRawBufferPointer(rebasing: buffer[0..<length])),
+              let plain = unprotect(buffer, length: length, rtcp: true, of: stream, from: sender),
+              let compound = RTCPCompound.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<plain])) else { return }
         for report in compound.senderReports {
             clock.noteSenderReport(report, kind: stream.media.kind, arrivalMicroseconds: arrival)
             stream.rtcp.senderReportArrived(report, arrivalMicroseconds: arrival)
@@ -220,6 +240,8 @@ final class RTPReader: InputReader {
                 stream.depacketizer.reset()
                 stream.decoder.flush()
                 clock.reset(kind: stream.media.kind)
+                // A sender restarting with the same SSRC starts its SRTP index afresh.
+                if let old = stream.rtcp.senderSSRC { stream.srtp?.forgetSender(ssrc: old) }
                 stream.rtcp.senderChanged()
                 stream.decodedSinceStart = false
                 if stream.media.kind == .video {

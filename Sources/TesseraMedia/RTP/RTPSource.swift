@@ -52,6 +52,9 @@ final class RTPStream {
     let decoder: Decoder
     /// Datagrams refused before the reorder buffer, by reason.
     var refused: [RTPRefusal: Int64] = [:]
+    /// Unprotects the sender's SRTP and SRTCP (SDES keys from the SDP); nil for plain RTP.
+    /// Feedback goes back as plain RTCP: an SFU's forward (Janus's) reads it unencrypted.
+    let srtp: SRTPSession?
     /// The RTCP this receiver sends about the stream: reports, keyframe requests, NACKs.
     var rtcp: RTCPReceiver
     /// The sender whose packets are taken, when the task names no `rtp.source`.
@@ -84,6 +87,11 @@ final class RTPStream {
         rtcp = RTCPReceiver(receiverSSRC: UInt32.random(in: 1...UInt32.max), cname: "tessera", clockRate: media.clockRate,
                             feedback: feedback, nackRetryMicroseconds: nackRetryMicroseconds)
         latch = RTPSenderLatch(silenceMicroseconds: senderSilenceMicroseconds)
+        do {
+            srtp = try media.srtp.map { try SRTPSession(keying: $0, direction: .inbound) }
+        } catch {
+            throw MediaError("\(media.kind.rawValue) SRTP: \(error)")
+        }
         socket = try UDPSocket(port: media.port)
         controlSocket = media.rtcpMux ? nil : try UDPSocket(port: media.rtcpPort)
         let parameters = media.formatParameters
