@@ -136,11 +136,12 @@ def tessera(tmp_path, media, request):
 # --------------------------------------------------------------------------------------------- #
 # helpers
 # --------------------------------------------------------------------------------------------- #
-def start_publishers(aio, room, publishers, vcodec: str = "H264") -> tuple[Publisher, Publisher]:
-    left = Publisher(aio, room, "left", RED, LEFT_TONE, vcodec=vcodec)
+def start_publishers(aio, room, publishers, right_vcodec: str = "H264") -> tuple[Publisher, Publisher]:
+    """`left` (red, 440 Hz, H.264) and `right` (blue, 1000 Hz, `right_vcodec`), both connected."""
+    left = Publisher(aio, room, "left", RED, LEFT_TONE, vcodec="H264")
     publishers.append(left)
     left.start()
-    right = Publisher(aio, room, "right", BLUE, RIGHT_TONE, vcodec=vcodec)
+    right = Publisher(aio, room, "right", BLUE, RIGHT_TONE, vcodec=right_vcodec)
     publishers.append(right)
     right.start()
     return left, right
@@ -331,14 +332,17 @@ def test_janus_forwards_publishers_and_passes_pli_back(janus, room, aio, publish
     assert len(video.packets) == n, "packets still forwarded after stop_rtp_forward"
 
 
-def test_controller_keyframe_request_draws_both_publishers(janus, room, aio, publishers, tessera, tmp_path):
+@pytest.mark.parametrize("right_vcodec", ["H264", "VP8"])
+def test_controller_keyframe_request_draws_both_publishers(janus, room, aio, publishers, tessera, tmp_path,
+                                                           right_vcodec):
     """The whole chain with today's Tessera: a room in progress, each publisher forwarded to its
     input's allocated ports (payload types rewritten to the input's SDP), and keyframes asked for
     by the SFU controller (VideoRoom `configure keyframe:true`): both colours drawn within
-    DRAWN_WITHIN s of the request, both voices heard."""
+    DRAWN_WITHIN s of the request, both voices heard. The right publisher sends H.264 or VP8."""
     api = tessera.client
-    left, right = start_publishers(aio, room, publishers)
-    rtp = create_task(api, sfu_task("sfu-manual", STRING_ALLOCATE))
+    left, right = start_publishers(aio, room, publishers, right_vcodec)
+    rtp = create_task(api, sfu_task("sfu-manual", STRING_ALLOCATE,
+                                    {"allocate": {"video": right_vcodec, "audio": "opus"}}))
     time.sleep(max(0.0, 3.0 - (time.monotonic() - left.started_at)))
     for pub, who in ((left, "left"), (right, "right")):
         pub.forward(rtp[who]["videoPort"], rtp[who]["audioPort"], rewrite_pt=rewrite_to(rtp[who]))
