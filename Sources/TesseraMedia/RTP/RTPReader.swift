@@ -120,8 +120,10 @@ final class RTPReader: InputReader {
         case .accept:
             return true
         case .switched:
-            // A new sender's RTCP comes from its own socket: learn it afresh.
-            stream.rtcpPeer = nil
+            // Another host's RTCP comes from its own sockets: learn it afresh. The same host's
+            // (an SFU re-issuing a forward) may well have said where already: its new forward
+            // opens with packets on the RTCP port before its media comes.
+            if stream.rtcpPeer?.address != sender.address { stream.rtcpPeer = nil }
             return true
         case .refuse(let latched):
             refuse(.source, stream, "packets from \(sender) refused: the \(stream.media.kind.rawValue) stream takes \(latched), "
