@@ -9,17 +9,28 @@ public final class RTPSource: OpenedInput {
     let interrupt: InterruptFlag
     public let description: MediaSource.Description
     public var arrivesInRealTime: Bool { true }
+    /// The only sender taken (`rtp.source`); nil: the first sender is latched.
+    public let sourceFilter: RTPSourceFilter?
 
-    /// `reorderWaitMicroseconds`: how long a stream waits for a missing packet (the jitter allowance).
-    public init(sdp: String, interrupt: InterruptFlag, reorderWaitMicroseconds: Int64 = 50_000) throws {
+    /// - Parameters:
+    ///   - reorderWaitMicroseconds: how long a stream waits for a missing packet (the jitter allowance).
+    ///   - sourceFilter: `rtp.source`, applied by the receive loop.
+    ///   - bindAddress: the `--rtp-bind-address` setting (nil: none); each medium's sockets bind
+    ///     the address `RTPBindAddress.choose` gives for it and its `c=` address.
+    public init(sdp: String, interrupt: InterruptFlag, reorderWaitMicroseconds: Int64 = 50_000,
+                sourceFilter: RTPSourceFilter? = nil, bindAddress: String? = nil) throws {
         do {
             session = try SessionDescription.parse(sdp)
         } catch {
             throw MediaError("invalid SDP: \(error)")
         }
         streams = try [session.video, session.audio].compactMap { $0 }.map {
-            try RTPStream(media: $0, reorder: RTPReorderBuffer(maxDelayMicroseconds: reorderWaitMicroseconds))
+            let address = RTPBindAddress.choose(sessionAddress: $0.address, setting: bindAddress,
+                                                isLocal: UDPSocket.isLocalAddress)
+            return try RTPStream(media: $0, reorder: RTPReorderBuffer(maxDelayMicroseconds: reorderWaitMicroseconds),
+                                 bindAddress: address)
         }
+        self.sourceFilter = sourceFilter
         self.interrupt = interrupt
         description = MediaSource.Description(hasVideo: session.video != nil, hasAudio: session.audio != nil,
                                               videoCodec: session.video?.codec.rawValue,
@@ -49,11 +60,12 @@ final class RTPStream {
     /// Video: each frame's orientation, carried across the decoder to its picture.
     var frameOrientations = FrameOrientationQueue()
 
-    init(media: RTPMediaDescription, reorder: RTPReorderBuffer) throws {
+    /// `bindAddress`: the local address both sockets bind (nil: every interface).
+    init(media: RTPMediaDescription, reorder: RTPReorderBuffer, bindAddress: String? = nil) throws {
         self.media = media
         self.reorder = reorder
-        socket = try UDPSocket(port: media.port)
-        controlSocket = media.rtcpMux ? nil : try UDPSocket(port: media.rtcpPort)
+        socket = try UDPSocket(port: media.port, bindAddress: bindAddress)
+        controlSocket = media.rtcpMux ? nil : try UDPSocket(port: media.rtcpPort, bindAddress: bindAddress)
         let parameters = media.formatParameters
         switch media.codec {
         case .h264:
