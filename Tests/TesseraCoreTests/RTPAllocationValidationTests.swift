@@ -95,7 +95,7 @@ import Testing
          "inputs[1].rtp.allocate.srtp.suite"),
         (#"{"allocate": {"video": "H264", "srtp": {"suite": "AES_CM_128_HMAC_SHA1_32", "key": "not base64!"}}}"#,
          "inputs[1].rtp.allocate.srtp.key"),
-        (#"{"allocate": {"video": "H264", "srtp": {"suite": "AEAD_AES_128_GCM", "key": "\#(key30)"}}}"#,
+        (#"{"allocate": {"video": "H264", "srtp": {"suite": "AEAD_AES_128_GCM", "key": "\#(RTPAllocationValidationTests.key30)"}}}"#,
          "inputs[1].rtp.allocate.srtp.key"),
         (#"{"allocate": {"video": "H264", "srtp": {"suite": "AES_CM_128_HMAC_SHA1_80"}}}"#, "inputs[1].rtp.allocate.srtp.key"),
         (#"{"allocate": {"video": "H264"}, "source": "10.0.0.0/33"}"#, "inputs[1].rtp.source"),

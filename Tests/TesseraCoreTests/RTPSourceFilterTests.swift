@@ -10,25 +10,25 @@ import Testing
 
     @Test(arguments: [
         // text, address, port, admitted
-        ("10.0.0.7", sender, UInt16(5004), true),
+        ("10.0.0.7", RTPSourceFilterTests.sender, 5004, true),
         ("10.0.0.7", [10, 0, 0, 8], 5004, false),
-        ("10.0.0.7", mappedSender, 40000, true),
+        ("10.0.0.7", RTPSourceFilterTests.mappedSender, 40000, true),
         ("10.0.0.0/24", [10, 0, 0, 255], 1, true),
         ("10.0.0.0/24", [10, 0, 1, 1], 1, false),
-        ("10.0.0.7:5004", sender, 5004, true),
-        ("10.0.0.7:5004", sender, 5005, false),
-        ("10.0.0.0/8:5004", mappedSender, 5004, true),
-        ("::1", loopback6, 9, true),
+        ("10.0.0.7:5004", RTPSourceFilterTests.sender, 5004, true),
+        ("10.0.0.7:5004", RTPSourceFilterTests.sender, 5005, false),
+        ("10.0.0.0/8:5004", RTPSourceFilterTests.mappedSender, 5004, true),
+        ("::1", RTPSourceFilterTests.loopback6, 9, true),
         ("::1", [127, 0, 0, 1], 9, false),
-        ("[::1]:5004", loopback6, 5004, true),
-        ("[::1]:5004", loopback6, 5006, false),
+        ("[::1]:5004", RTPSourceFilterTests.loopback6, 5004, true),
+        ("[::1]:5004", RTPSourceFilterTests.loopback6, 5006, false),
         ("[2001:db8::/32]:5004", [0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 11) + [9], 5004, true),
         ("2001:db8::/32", [0x20, 0x01, 0x0d, 0xb9] + Array(repeating: 0, count: 12), 5004, false),
         // An IPv4-mapped filter means the IPv4 sender, however the socket reports it.
-        ("::ffff:10.0.0.7", sender, 1, true),
-        ("::ffff:10.0.0.0/120", mappedSender, 1, true),
+        ("::ffff:10.0.0.7", RTPSourceFilterTests.sender, 1, true),
+        ("::ffff:10.0.0.0/120", RTPSourceFilterTests.mappedSender, 1, true),
         ("0.0.0.0/0", [192, 0, 2, 1], 1, true),
-    ])
+    ] as [(String, [UInt8], UInt16, Bool)])
     func admits(text: String, address: [UInt8], port: UInt16, admitted: Bool) throws {
         let filter = try RTPSourceFilter(text)
         #expect(filter.admits(address: address, port: port) == admitted)

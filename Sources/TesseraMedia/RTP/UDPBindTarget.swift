@@ -11,8 +11,8 @@ enum UDPBindTarget {
 
     init(_ address: String?) throws {
         switch address {
-        case nil, "::": self = .everyInterface
-        case "0.0.0.0": self = .everyIPv4Interface
+        case nil, .some("::"): self = .everyInterface
+        case .some("0.0.0.0"): self = .everyIPv4Interface
         case let text?:
             guard RTPBindAddress.isAddressLiteral(text), let network = IPNetwork(text) else {
                 throw MediaError("RTP bind address \"\(text)\" is not an IPv4 or IPv6 address")

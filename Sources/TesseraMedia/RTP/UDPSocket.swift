@@ -37,7 +37,7 @@ final class UDPSocket {
     /// Whether `address` (a literal) is one of this host's: binding it to an ephemeral port works.
     static func isLocalAddress(_ address: String) -> Bool {
         guard let target = try? UDPBindTarget(address), case .specific = target,
-              let descriptor = try? open(target) else { return false }
+              let descriptor = try? Self.open(target) else { return false }
         defer { close(descriptor) }
         return target.bind(descriptor, port: 0) == 0
     }
