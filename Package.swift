@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraEngine", "TesseraCore", "TesseraStore",
+                "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
-        .testTarget(name: "TesseraEngineTests", dependencies: ["TesseraEngine", "TesseraStore", "TesseraCore"]),
+        .testTarget(name: "TesseraEngineTests", dependencies: ["TesseraEngine", "TesseraStore", "TesseraCore", "TesseraMedia"]),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [

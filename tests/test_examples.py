@@ -89,3 +89,13 @@ def test_example_preview(demo, example, tmp_path):
     assert r.returncode == 0, r.stderr
     s = ffprobe(out)["streams"][0]
     assert (int(s["width"]), int(s["height"])) == (doc["encoder"]["video"]["width"], doc["encoder"]["video"]["height"])
+
+
+SERVE_EXAMPLES = sorted((REPO / "Layouts" / "serve").glob("*.json"))
+
+
+@pytest.mark.parametrize("example", SERVE_EXAMPLES, ids=[p.stem for p in SERVE_EXAMPLES])
+def test_serve_example_validates(example, tmp_path):
+    """`serve`-only examples (allocated RTP ports) cannot be mixed offline, but they validate."""
+    v = run_tessera(["validate", example], cwd=tmp_path)
+    assert v.returncode == 0, f"{example.name} does not validate:\n{v.stdout}{v.stderr}"

@@ -117,6 +117,27 @@ CASES = [
     ("mode", setp("mode", "party"), "mode"),
     ("pace", setp("pace", "slow"), "pace"),
     ("max-duration-negative", setp("maxDurationSeconds", -1), "maxDurationSeconds"),
+    # rtp.allocate as an SFU negotiated it, and rtp.source (issue 20).
+    ("allocate-payload-type", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {
+        "video": {"codec": "H264", "payloadType": 34}}})), "inputs[1].rtp.allocate.video.payloadType"),
+    ("allocate-rtx-same-type", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {
+        "video": {"codec": "VP8", "payloadType": 100, "rtxPayloadType": 100}}})),
+     "inputs[1].rtp.allocate.video.rtxPayloadType"),
+    ("allocate-opus-clock", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {
+        "audio": {"codec": "opus", "clockRate": 16000}}})), "inputs[1].rtp.allocate.audio.clockRate"),
+    ("allocate-fmtp-line-break", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {
+        "video": {"codec": "H264", "fmtp": "packetization-mode=1\r\na=rtcp-mux"}}})), "inputs[1].rtp.allocate.video.fmtp"),
+    ("allocate-extension-id", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {
+        "video": "H264", "extensions": {"urn:3gpp:video-orientation": 15}}})),
+     "inputs[1].rtp.allocate.extensions.urn:3gpp:video-orientation"),
+    ("allocate-srtp-suite", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {
+        "video": "H264", "srtp": {"suite": "NULL_CIPHER", "key": "AAAA"}}})), "inputs[1].rtp.allocate.srtp.suite"),
+    ("allocate-srtp-key-length", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {
+        "video": "H264", "srtp": {"suite": "AES_CM_128_HMAC_SHA1_80", "key": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}})),
+     "inputs[1].rtp.allocate.srtp.key"),
+    ("rtp-source", both(delp("inputs[1].url"), setp("inputs[1].rtp", {"allocate": {"video": "H264"},
+                                                                         "source": "10.0.0.0/40"})),
+     "inputs[1].rtp.source"),
 ]
 
 

@@ -71,9 +71,13 @@ public final class MixPipeline: @unchecked Sendable {
     /// Live: seconds a dropped output keeps reconnecting before it is `failed`.
     private let outputGiveUpSeconds: Double
 
-    public init(task: ResolvedTask, outputGiveUpSeconds: Double = 60) {
+    /// Live: `--rtp-bind-address`, for RTP inputs' sockets (nil: none; see `RTPBindAddress`).
+    private let rtpBindAddress: String?
+
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double = 60, rtpBindAddress: String? = nil) {
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
+        self.rtpBindAddress = rtpBindAddress
         live = task.pace == .realtime
         latency = task.video?.latency ?? .normal
         layoutState = LayoutState(task.layout, inputIDs: task.inputs.map(\.id))
@@ -149,7 +153,8 @@ public final class MixPipeline: @unchecked Sendable {
         let decoderThreads = SourceOpener.decoderThreads(inputCount: task.inputs.count)
         if !live {
             for (index, input) in task.inputs.enumerated() {
-                sources[index] = try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads)
+                sources[index] = try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads,
+                                                            rtpBindAddress: rtpBindAddress)
                 if wasCancelled { throw TaskError.cancelled }
             }
         }
@@ -247,8 +252,9 @@ public final class MixPipeline: @unchecked Sendable {
                                      capacitySeconds: live ? 3 : 10)
         let channel = InputChannel(audio: audio, realtime: live)
         return InputWorker(input: input, source: source,
-                           open: { [latency] interrupt in
-                               try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads, latency: latency)
+                           open: { [latency, rtpBindAddress] interrupt in
+                               try SourceOpener.openInput(input, interrupt: interrupt, decoderThreads: decoderThreads, latency: latency,
+                                                          rtpBindAddress: rtpBindAddress)
                            },
                            channel: channel, layout: layoutState, audio: task.audio, video: task.video,
                            clock: live ? clock : nil, stateChanged: statusChanged)

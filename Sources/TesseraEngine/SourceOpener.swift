@@ -23,14 +23,16 @@ enum SourceOpener {
     }
 
     /// Any input, RTP included, for mixing.
-    /// `latency` sets an RTP input's jitter allowance.
+    /// `latency` sets an RTP input's jitter allowance; `rtpBindAddress` is `--rtp-bind-address`
+    /// (nil: none, as in `tessera mix`).
     static func openInput(_ input: ResolvedInput, interrupt: InterruptFlag, decoderThreads: Int,
-                          latency: EncoderLatency = .normal) throws -> any OpenedInput {
+                          latency: EncoderLatency = .normal, rtpBindAddress: String? = nil) throws -> any OpenedInput {
         switch input.source {
-        case .rtpSDP(let sdp):
+        case .rtpSDP(let sdp, let source):
             do {
                 return try RTPSource(sdp: sdp, interrupt: interrupt, reorderWaitMicroseconds: latency.reorderWaitMicroseconds,
-                                     senderSilenceMicroseconds: input.silenceMicroseconds)
+                                     senderSilenceMicroseconds: input.silenceMicroseconds,
+                                     sourceFilter: source, bindAddress: rtpBindAddress)
             } catch {
                 throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
             }

@@ -10,6 +10,7 @@ extension ServeSetting {
         case .outputDir: return "Directory relative output paths resolve against; file outputs must stay under it."
         case .rtpPorts: return "UDP ports for rtp.allocate inputs, as FIRST-LAST (even FIRST, 1024–65535, at least 2 ports)."
         case .rtpAddress: return "Address written into the SDPs of allocated RTP ports: where an SFU sends its RTP."
+        case .rtpBindAddress: return "Local address RTP sockets bind when an SDP's address is not one of this host's (NAT); 0.0.0.0 or :: binds every interface for every input."
         case .apiToken: return "Bearer token every route but /healthz then requires. Prefer the environment or a file: command lines are visible to other users."
         case .apiTokenFile: return "File holding the API token (trailing newline ignored), e.g. a container secret."
         case .maxTasks: return "Most tasks running at once; more is 429 with Retry-After."
@@ -43,6 +44,7 @@ extension ServeSetting {
         case .outputDir: return "the media root"
         case .rtpPorts: return "20000-20999"
         case .rtpAddress: return "the host, or 127.0.0.1 when the host is 0.0.0.0 or ::"
+        case .rtpBindAddress: return "the RTP address when it is one of this host's, else every interface"
         case .apiToken, .apiTokenFile: return "none: the API is open"
         case .maxTasks: return String(ServeSettings.Defaults.maxTasks)
         case .maxInputs: return String(ServeSettings.Defaults.maxInputs)

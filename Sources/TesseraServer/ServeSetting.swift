@@ -8,6 +8,7 @@ public enum ServeSetting: String, CaseIterable, Sendable {
     case outputDir
     case rtpPorts
     case rtpAddress
+    case rtpBindAddress
     case apiToken
     case apiTokenFile
     case maxTasks

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraEngine
+import TesseraMedia
 
 /// The settings of `tessera serve`, resolved once at the edge: a flag wins over its environment
 /// variable, which wins over the config file (`--config`, `TESSERA_CONFIG`), which wins over the
@@ -26,6 +27,9 @@ public struct ServeSettings: Sendable, Equatable {
     public var rtpPortRange: ClosedRange<Int>
     /// The address written into the SDPs of allocated RTP ports.
     public var rtpAnnounceAddress: String
+    /// Where RTP sockets bind when their SDP's address is not this host's, or a wildcard for every
+    /// socket (`RTPBindAddress`); nil: every interface. Checked to be an address of this host.
+    public var rtpBindAddress: String?
     public var webhookSecret: String?
     /// Deny-list entries as given (each already checked to parse).
     public var deniedHosts: [String]
@@ -76,7 +80,9 @@ public struct ServeSettings: Sendable, Equatable {
     ///   - environment: the process environment (`ProcessInfo.processInfo.environment`).
     ///   - workingDirectory: what relative paths from flags and variables resolve against, and
     ///     the default media root. Relative paths in the config file resolve against its directory.
-    public init(flags: Flags, environment: [String: String], workingDirectory: String) throws(Invalid) {
+    ///   - isLocalAddress: whether an IP address belongs to this host (for `--rtp-bind-address`).
+    public init(flags: Flags, environment: [String: String], workingDirectory: String,
+                isLocalAddress: (String) -> Bool = UDPPortProbe.isLocalAddress) throws(Invalid) {
         var configPath = flags.config
         if configPath == nil, let variable = environment[Self.configVariable], !variable.isEmpty { configPath = variable }
         let file = try configPath.map { path throws(Invalid) in
@@ -113,6 +119,7 @@ public struct ServeSettings: Sendable, Equatable {
             }
         }
         rtpAnnounceAddress = try sources.string(.rtpAddress) ?? Self.defaultAnnounceAddress(host: host)
+        rtpBindAddress = try Self.rtpBindAddress(sources, announceAddress: rtpAnnounceAddress, isLocal: isLocalAddress)
         webhookSecret = try sources.secret(.webhookSecret, file: .webhookSecretFile)
 
         deniedHosts = try sources.list(.denyHosts) ?? []
@@ -164,6 +171,25 @@ public struct ServeSettings: Sendable, Equatable {
         return wildcards.contains(host) ? "127.0.0.1" : host
     }
 
+    /// `--rtp-bind-address`: an address of this host, or a wildcard. Without it, the RTP address
+    /// when that is one of this host's; else none (every interface), as behind NAT or a
+    /// container's port mapping, where the announced address belongs to another machine.
+    private static func rtpBindAddress(_ sources: SettingSources, announceAddress: String,
+                                       isLocal: (String) -> Bool) throws(Invalid) -> String? {
+        guard let found = sources.find(.rtpBindAddress), var text = try sources.string(.rtpBindAddress) else {
+            let usable = RTPBindAddress.isAddressLiteral(announceAddress) && !RTPBindAddress.wildcards.contains(announceAddress)
+            return usable && isLocal(announceAddress) ? announceAddress : nil
+        }
+        if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+        guard RTPBindAddress.isAddressLiteral(text) else {
+            throw sources.invalid(found, "expected an IPv4 or IPv6 address of this host (0.0.0.0 or :: for every interface), got \"\(text)\"")
+        }
+        guard RTPBindAddress.wildcards.contains(text) || isLocal(text) else {
+            throw sources.invalid(found, "\(text) is not an address of this host (RTP sockets cannot bind it)")
+        }
+        return text
+    }
+
     /// The registry's configuration from these settings.
     public func registryConfiguration(workerExecutable: String) -> RegistryConfiguration {
         var configuration = RegistryConfiguration(
@@ -172,6 +198,7 @@ public struct ServeSettings: Sendable, Equatable {
             maxWorkerRestarts: maxWorkerRestarts, workerHangSeconds: workerHangSeconds,
             outputGiveUpSeconds: outputGiveUpSeconds, rtpPortRange: rtpPortRange,
             rtpAnnounceAddress: rtpAnnounceAddress)
+        configuration.rtpBindAddress = rtpBindAddress
         configuration.maxInputs = maxInputs
         configuration.maxRegions = maxRegions
         configuration.maxOutputs = maxOutputs

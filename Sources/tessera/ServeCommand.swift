@@ -32,6 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("output-dir"), help: help(.outputDir, "dir")) var outputDirectory: String?
     @Option(help: help(.rtpPorts, "first-last")) var rtpPorts: String?
     @Option(help: help(.rtpAddress, "address")) var rtpAddress: String?
+    @Option(help: help(.rtpBindAddress, "address")) var rtpBindAddress: String?
     @Option(help: help(.apiToken, "token")) var apiToken: String?
     @Option(help: help(.apiTokenFile, "file")) var apiTokenFile: String?
     @Option(help: help(.maxTasks, "n")) var maxTasks: String?
@@ -62,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
     private var flagValues: [ServeSetting: String] {
         let all: [ServeSetting: String?] = [
             .host: host, .port: port, .mediaRoot: mediaRoot, .outputDir: outputDirectory, .rtpPorts: rtpPorts,
-            .rtpAddress: rtpAddress, .apiToken: apiToken, .apiTokenFile: apiTokenFile, .maxTasks: maxTasks,
+            .rtpAddress: rtpAddress, .rtpBindAddress: rtpBindAddress, .apiToken: apiToken, .apiTokenFile: apiTokenFile, .maxTasks: maxTasks,
             .maxInputs: maxInputs, .maxRegions: maxRegions, .maxOutputs: maxOutputs, .maxBodyBytes: maxBodyBytes,
             .maxDurationSeconds: maxDurationSeconds, .maxWorkerRestarts: maxWorkerRestarts,
             .workerHangSeconds: workerHangSeconds, .outputGiveUpSeconds: outputGiveUpSeconds,
@@ -109,6 +110,10 @@ struct ServeCommand: AsyncParsableCommand {
             "media_root": .string(settings.mediaRoot), "output_dir": .string(settings.outputDirectory),
             "max_tasks": .stringConvertible(settings.maxTasks), "auth": .string(settings.server.apiToken == nil ? "off" : "bearer"),
             "rtp_ports": .string("\(settings.rtpPortRange.lowerBound)-\(settings.rtpPortRange.upperBound)"),
+            "rtp_address": .string(settings.rtpAnnounceAddress),
+            // "every interface" when the RTP address is not this host's (NAT): say so, since
+            // the ports are then reachable from every network the host is on.
+            "rtp_bind_address": .string(settings.rtpBindAddress ?? "every interface"),
             "deny_hosts": .stringConvertible(settings.deniedHosts.count),
             "config": .string(settings.configFile ?? "none"),
             "node_id": .string(settings.nodeId), "advertise_url": .string(settings.advertiseURL),

@@ -177,7 +177,8 @@ import TesseraCore
         let text = SessionDescription.make(address: "10.1.1.1", sessionName: "t", video: (.h264, 30000), audio: (.aac, 30002))
         #expect(text == [
             "v=0", "o=- 0 0 IN IP4 10.1.1.1", "s=t", "c=IN IP4 10.1.1.1", "t=0 0",
-            "m=video 30000 RTP/AVP 96", "a=rtpmap:96 H264/90000", "a=fmtp:96 packetization-mode=1", "a=rtcp:30001",
+            "m=video 30000 RTP/AVPF 96", "a=rtpmap:96 H264/90000", "a=fmtp:96 packetization-mode=1",
+            "a=rtcp-fb:96 nack", "a=rtcp-fb:96 nack pli", "a=rtcp-fb:96 ccm fir", "a=rtcp:30001",
             "m=audio 30002 RTP/AVP 100", "a=rtpmap:100 mpeg4-generic/48000/2",
             "a=fmtp:100 streamtype=5;profile-level-id=1;mode=AAC-hbr;sizelength=13;indexlength=3;indexdeltalength=3;config=1190",
             "a=rtcp:30003",

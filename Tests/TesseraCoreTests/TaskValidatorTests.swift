@@ -67,7 +67,7 @@ import TesseraCore
         #expect(task.inputs.map(\.source) == [
             .file(path: "/media/anchor.mp4"), .network(url: "srt://origin.local:9000?streamid=g"),
             .rtpSDP(sdp: "v=0\r\nc=IN IP4 127.0.0.1\r\nm=video 5004 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"),
-            .file(path: "/media/late.mkv"), .rtpAllocate(video: "VP9", audio: "opus"),
+            .file(path: "/media/late.mkv"), .rtpAllocate(request: RTPAllocationRequest(video: .init(codec: .vp9), audio: .init(codec: .opus))),
         ])
         #expect(task.inputs[0].loop)
         #expect(task.inputs[3].startAtMicroseconds == 4_000_000)

@@ -97,7 +97,8 @@ import Yams
             try check.check(JSONEncoder().encode(document), against: "TaskDocument", sample: "document \(index)")
         }
         #expect(check.problems.isEmpty, "\(check.problems)")
-        let unused = ["TaskDocument", "Input", "RTPInput", "Encoder", "VideoEncoder", "AudioEncoder", "Layout", "Region",
+        let unused = ["TaskDocument", "Input", "RTPInput", "RTPAllocation", "RTPVideoMedium", "RTPAudioMedium",
+                      "Encoder", "VideoEncoder", "AudioEncoder", "Layout", "Region",
                       "AudioMix", "Output", "SEI"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
             .subtracting(check.used)
         #expect(unused.isEmpty, "declared in openapi.yaml but not in TaskDocument: \(unused.sorted())")
@@ -179,6 +180,11 @@ enum Samples {
             RegionSpec(image: "logo.png", x: 0, y: 0, width: 10, height: 10),
             RegionSpec(text: "hi", x: 0, y: 0, width: 10, height: 10, fontSize: 20, color: "#FFFFFF", font: "f.ttf", align: "left"),
         ]
+        let negotiated = RTPAllocation(
+            video: RTPMediumSpec(codec: "H264", payloadType: 99, clockRate: 90000, fmtp: "packetization-mode=1", rtxPayloadType: 100),
+            audio: RTPMediumSpec(codec: "opus", payloadType: 96, clockRate: 48000, channels: 2, fmtp: "useinbandfec=1"),
+            extensions: ["urn:3gpp:video-orientation": 3], rtcpMux: true,
+            srtp: SRTPSpec(suite: "AES_CM_128_HMAC_SHA1_80", key: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd"))
         var cam = InputSpec(id: "cam", url: "a.mp4", loop: true, startAtMs: 0, silenceTimeoutMs: 2000)
         cam.seiPassthrough = false
         var full = TaskDocument(
@@ -186,7 +192,8 @@ enum Samples {
             callbackUrl: "http://hooks/x",
             inputs: [cam,
                      InputSpec(id: "sfu", rtp: RTPSpec(sdp: "v=0")),
-                     InputSpec(id: "alloc", rtp: RTPSpec(allocate: RTPAllocation(video: "H264", audio: "opus")))],
+                     InputSpec(id: "alloc", rtp: RTPSpec(allocate: RTPAllocation(video: "H264", audio: "opus"))),
+                     InputSpec(id: "negotiated", rtp: RTPSpec(allocate: negotiated, source: "10.0.0.0/24"))],
             encoder: encoder,
             layout: LayoutSpec(backgroundColor: "#000000", backgroundImage: "bg.png", template: "grid", regions: regions,
                                fill: "present", audioOnlySlots: true, main: "sfu"),

@@ -36,10 +36,12 @@ public struct ResolvedInput: Codable, Sendable, Equatable {
         case file(path: String)
         /// A network pull URL (`rtmp:`, `rtmps:`, `http:`, `https:`, `srt:`).
         case network(url: String)
-        /// RTP described by an SDP text.
-        case rtpSDP(sdp: String)
-        /// RTP on ports the service chooses; codec names as the caller gave them (upper-cased video).
-        case rtpAllocate(video: String?, audio: String?)
+        /// RTP described by an SDP text; `source`: the only sender taken (nil: the first one is
+        /// latched).
+        case rtpSDP(sdp: String, source: RTPSourceFilter? = nil)
+        /// RTP on ports the service chooses, described as asked (`tessera serve` turns it into
+        /// `rtpSDP` with the SDP it writes before a worker sees it).
+        case rtpAllocate(request: RTPAllocationRequest, source: RTPSourceFilter? = nil)
     }
     public var id: String
     public var source: Source

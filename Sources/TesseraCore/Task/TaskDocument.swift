@@ -47,18 +47,6 @@ public struct InputSpec: Codable, Sendable, Equatable {
     }
 }
 
-public struct RTPSpec: Codable, Sendable, Equatable {
-    public var sdp: String?
-    public var allocate: RTPAllocation?
-    public init(sdp: String? = nil, allocate: RTPAllocation? = nil) { self.sdp = sdp; self.allocate = allocate }
-}
-
-public struct RTPAllocation: Codable, Sendable, Equatable {
-    public var video: String?
-    public var audio: String?
-    public init(video: String? = nil, audio: String? = nil) { self.video = video; self.audio = audio }
-}
-
 public struct EncoderSpec: Codable, Sendable, Equatable {
     public var video: VideoEncoderSpec?
     public var audio: AudioEncoderSpec?

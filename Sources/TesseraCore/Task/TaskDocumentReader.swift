@@ -74,15 +74,8 @@ public enum TaskDocumentReader {
         guard var object = JSONObjectReader(value, path: path, issues: &issues) else { return InputSpec(id: "") }
         var input = InputSpec(id: object.string("id", required: true, issues: &issues) ?? "")
         input.url = object.string("url", issues: &issues)
-        if var rtp = object.object("rtp", issues: &issues) {
-            var spec = RTPSpec(sdp: rtp.string("sdp", issues: &issues))
-            if var allocate = rtp.object("allocate", issues: &issues) {
-                spec.allocate = RTPAllocation(video: allocate.string("video", issues: &issues),
-                                              audio: allocate.string("audio", issues: &issues))
-                allocate.reportUnknownFields(issues: &issues)
-            }
-            rtp.reportUnknownFields(issues: &issues)
-            input.rtp = spec
+        if let rtp = object.object("rtp", issues: &issues) {
+            input.rtp = readRTP(rtp, issues: &issues)
         }
         input.loop = object.bool("loop", issues: &issues)
         input.startAtMs = object.int("startAtMs", issues: &issues)

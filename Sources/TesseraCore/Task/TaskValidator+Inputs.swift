@@ -77,34 +77,25 @@ extension ValidationContext {
     }
 
     private mutating func resolveRTP(_ rtp: RTPSpec, at path: String) -> ResolvedInput.Source? {
+        var filter: RTPSourceFilter?
+        if let source = rtp.source {
+            do {
+                filter = try RTPSourceFilter(source)
+            } catch {
+                issues.add(path + ".source", error.description)
+            }
+        }
         switch (rtp.sdp, rtp.allocate) {
         case (let sdp?, nil):
-            return resolveSessionDescription(sdp, at: path + ".sdp")
+            guard resolveSessionDescription(sdp, at: path + ".sdp") != nil else { return nil }
+            return rtp.source != nil && filter == nil ? nil : .rtpSDP(sdp: sdp, source: filter)
         case (nil, let allocate?):
-            return resolveAllocation(allocate, at: path + ".allocate")
+            guard let request = resolveAllocation(allocate, at: path + ".allocate") else { return nil }
+            return rtp.source != nil && filter == nil ? nil : .rtpAllocate(request: request, source: filter)
         default:
             issues.add(path, "needs exactly one of sdp or allocate")
             return nil
         }
-    }
-
-    private mutating func resolveAllocation(_ allocate: RTPAllocation, at path: String) -> ResolvedInput.Source? {
-        var ok = true
-        let video = allocate.video?.uppercased()
-        if let name = allocate.video, RTPCodec(allocationName: name, kind: .video) == nil {
-            issues.add(path + ".video", "expected H264, VP8 or VP9, got \"\(name)\"")
-            ok = false
-        }
-        let audio = allocate.audio?.lowercased()
-        if let name = allocate.audio, RTPCodec(allocationName: name, kind: .audio) == nil {
-            issues.add(path + ".audio", "expected opus, aac, pcmu or pcma, got \"\(name)\"")
-            ok = false
-        }
-        if video == nil && audio == nil {
-            issues.add(path, "needs video, audio or both")
-            ok = false
-        }
-        return ok ? .rtpAllocate(video: video, audio: audio) : nil
     }
 
     // MARK: - Files

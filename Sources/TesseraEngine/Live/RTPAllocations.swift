@@ -5,36 +5,46 @@ import TesseraMedia
 /// The RTP ports of the service's tasks: ports handed to `rtp.allocate` inputs from the configured
 /// range, and the check that an `rtp.sdp` input's ports are free before its task starts.
 ///
-/// An allocated input is turned into an `rtp.sdp` input (the SDP an SFU should send to) before
-/// the worker sees it, so a worker only ever binds ports named by an SDP. The ports stay with the
-/// input (matched by task and input id) across updates, and return to the range when the input
-/// is removed or its task ends. Used only inside the registry actor.
+/// An allocated input is turned into an `rtp.sdp` input (the SDP an SFU should send to, keeping
+/// its `rtp.source`) before the worker sees it, so a worker only ever binds ports named by an
+/// SDP. The ports stay with the input (matched by task and input id) across updates while it asks
+/// for the same description, and return to the range when the input is removed or its task ends.
+/// Each medium takes an even RTP port and the RTCP port after it, or, with `rtcpMux`, one port.
+/// Ports are probed on the address the worker will bind (`RTPBindAddress`). Used only inside the
+/// registry actor.
 final class RTPAllocations {
     struct Allocation {
-        var video: (codec: RTPCodec, port: Int)?
-        var audio: (codec: RTPCodec, port: Int)?
+        var request: RTPAllocationRequest
+        var videoPort: Int?
+        var audioPort: Int?
         var sdp: String
-        var ports: [Int] { [video?.port, audio?.port].compactMap { $0 }.flatMap { [$0, $0 + 1] } }
+        var ports: [Int] {
+            [videoPort, audioPort].compactMap { $0 }.flatMap { request.rtcpMux ? [$0] : [$0, $0 + 1] }
+        }
+        var status: RTPStatus { RTPStatus(videoPort: videoPort, audioPort: audioPort, sdp: sdp) }
     }
 
     private let range: ClosedRange<Int>
     private let announceAddress: String
+    /// `--rtp-bind-address` as resolved; nil: none.
+    private let bindAddress: String?
     /// taskId → inputId → allocation.
     private var byTask: [String: [String: Allocation]] = [:]
 
-    init(range: ClosedRange<Int>, announceAddress: String) {
+    init(range: ClosedRange<Int>, announceAddress: String, bindAddress: String? = nil) {
         self.range = range
         self.announceAddress = announceAddress
+        self.bindAddress = bindAddress
     }
 
     /// The allocation of an input, for its status.
     func status(taskId: String, inputId: String) -> RTPStatus? {
-        byTask[taskId]?[inputId].map { RTPStatus(videoPort: $0.video?.port, audioPort: $0.audio?.port, sdp: $0.sdp) }
+        byTask[taskId]?[inputId]?.status
     }
 
     /// Rewrites the `inputs` array of a task document: each `rtp.allocate` input gets ports (the
-    /// ones it already has, when the same id asks for the same codecs) and becomes an `rtp.sdp`
-    /// input. `rtp.sdp` inputs new to the task are checked for busy ports; one that is an allocated
+    /// ones it already has, when the same id asks for the same description: formats, extensions,
+    /// RTCP layout and keys) and becomes an `rtp.sdp` input. `rtp.sdp` inputs new to the task are checked for busy ports; one that is an allocated
     /// input as the task already runs it (an update that leaves `inputs` alone) keeps its ports.
     /// Returns the new array and the allocations the task would hold; nothing is recorded until
     /// `commit`.
@@ -55,17 +65,19 @@ final class RTPAllocations {
                 rewritten.append(item)
                 continue
             }
-            let video = Self.codec(ask["video"], kind: .video), audio = Self.codec(ask["audio"], kind: .audio)
+            let path = "inputs[\(index)].rtp"
+            let request = try Self.request(.object(ask), path: path + ".allocate")
             var allocation: Allocation
-            if let existing = current[id], existing.video?.codec == video, existing.audio?.codec == audio {
+            if let existing = current[id], existing.request == request {
                 allocation = existing
             } else {
-                allocation = try allocate(video: video, audio: audio, taskId: taskId, inputId: id, taken: taken,
-                                          path: "inputs[\(index)].rtp")
+                allocation = try allocate(request, taskId: taskId, inputId: id, taken: taken, path: path)
             }
             taken.formUnion(allocation.ports)
             result[id] = allocation
-            fields["rtp"] = .object(["sdp": .string(allocation.sdp)])
+            var sdpInput: [String: JSONValue] = ["sdp": .string(allocation.sdp)]
+            if let source = rtp["source"] { sdpInput["source"] = source }
+            fields["rtp"] = .object(sdpInput)
             rewritten.append(.object(fields))
         }
         return (.array(rewritten), result)
@@ -112,7 +124,11 @@ final class RTPAllocations {
                 if let port = ports.first(where: taken.contains) {
                     throw ServiceError.portInUse("UDP port \(port) is allocated to another RTP input", path: path)
                 }
-                if let busy = UDPPortProbe.firstBusy(ports) { throw ServiceError.portInUse(busy.reason, path: path) }
+                for media in [session.video, session.audio].compactMap({ $0 }) {
+                    if let busy = UDPPortProbe.firstBusy(media.boundPorts, bindAddress: localAddress(for: media.address)) {
+                        throw ServiceError.portInUse(busy.reason, path: path)
+                    }
+                }
             }
             taken.formUnion(ports)
         }
@@ -124,32 +140,54 @@ final class RTPAllocations {
         return (id, rtp)
     }
 
-    private static func codec(_ value: JSONValue?, kind: RTPMediaKind) -> RTPCodec? {
-        guard case .string(let name)? = value else { return nil }
-        return RTPCodec(allocationName: name, kind: kind)
+    /// The address a medium whose SDP names `sessionAddress` binds (nil: every interface).
+    private func localAddress(for sessionAddress: String?) -> String? {
+        RTPBindAddress.choose(sessionAddress: sessionAddress, setting: bindAddress, isLocal: UDPPortProbe.isLocalAddress)
     }
 
-    /// Even RTP ports (RTCP on the odd one after), the first free pairs of the range that can
-    /// really be bound now.
-    private func allocate(video: RTPCodec?, audio: RTPCodec?, taskId: String, inputId: String,
+    /// The allocation request of an input as validated (the document was validated before).
+    private static func request(_ value: JSONValue, path: String) throws -> RTPAllocationRequest {
+        switch RTPAllocationRequest.read(value, path: path) {
+        case .success(let request): return request
+        case .failure(let failure):
+            let first = failure.issues.first
+            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: first?.message ?? "invalid", path: first?.path ?? path)
+        }
+    }
+
+    /// The first free ports of the range that can really be bound now on the address the worker
+    /// will bind: an even RTP port and the odd RTCP port after it per medium, or one port each
+    /// with rtcp-mux.
+    private func allocate(_ request: RTPAllocationRequest, taskId: String, inputId: String,
                           taken: Set<Int>, path: String) throws -> Allocation {
+        let width = request.portsPerMedium
+        let address = localAddress(for: announceAddress)
         var ports: [Int] = []
-        var candidate = range.lowerBound + (range.lowerBound % 2)
-        let needed = (video == nil ? 0 : 1) + (audio == nil ? 0 : 1)
-        while ports.count < needed, candidate + 1 <= range.upperBound {
-            let pair = [candidate, candidate + 1]
-            if !pair.contains(where: taken.contains), UDPPortProbe.firstBusy(pair) == nil { ports.append(candidate) }
-            candidate += 2
+        var candidate = width == 2 ? range.lowerBound + (range.lowerBound % 2) : range.lowerBound
+        let needed = (request.video == nil ? 0 : 1) + (request.audio == nil ? 0 : 1)
+        while ports.count < needed, candidate + width - 1 <= range.upperBound {
+            let group = Array(candidate..<(candidate + width))
+            if !group.contains(where: taken.contains), UDPPortProbe.firstBusy(group, bindAddress: address) == nil {
+                ports.append(candidate)
+            }
+            candidate += width
         }
         guard ports.count == needed else {
             throw ServiceError.portInUse("no free RTP ports left in \(range.lowerBound)-\(range.upperBound)", path: path + ".allocate")
         }
-        var allocation = Allocation(video: nil, audio: nil, sdp: "")
+        var allocation = Allocation(request: request, videoPort: nil, audioPort: nil, sdp: "")
         var next = ports.makeIterator()
-        if let video { allocation.video = (video, next.next()!) }
-        if let audio { allocation.audio = (audio, next.next()!) }
+        if request.video != nil { allocation.videoPort = next.next() }
+        if request.audio != nil { allocation.audioPort = next.next() }
         allocation.sdp = SessionDescription.make(address: announceAddress, sessionName: "tessera \(taskId) \(inputId)",
-                                                 video: allocation.video, audio: allocation.audio)
+                                                 request: request, videoPort: allocation.videoPort, audioPort: allocation.audioPort)
+        // The worker receives by this SDP: one the ingest cannot read yet is refused here, before
+        // anything is recorded, rather than when the worker starts.
+        do {
+            _ = try SessionDescription.parse(allocation.sdp)
+        } catch {
+            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "cannot be received: \(error)", path: path + ".allocate")
+        }
         return allocation
     }
 }

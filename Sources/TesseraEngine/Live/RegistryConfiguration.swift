@@ -17,6 +17,9 @@ public struct RegistryConfiguration: Sendable {
     public var rtpPortRange: ClosedRange<Int>
     /// The address written into the SDP of allocated inputs: where an SFU sends its RTP.
     public var rtpAnnounceAddress: String
+    /// `--rtp-bind-address` as resolved (nil: none): with each SDP's address, where RTP sockets
+    /// bind (`RTPBindAddress`).
+    public var rtpBindAddress: String?
     /// Per-task limits (a request over one is refused with a 4xx naming the field).
     public var maxInputs: Int = 32
     public var maxRegions: Int = 64

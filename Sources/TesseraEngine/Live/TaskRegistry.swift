@@ -31,7 +31,8 @@ public actor TaskRegistry {
         self.configuration = configuration
         self.store = store
         webhooks = WebhookNotifier(secret: configuration.webhookSecret)
-        rtp = RTPAllocations(range: configuration.rtpPortRange, announceAddress: configuration.rtpAnnounceAddress)
+        rtp = RTPAllocations(range: configuration.rtpPortRange, announceAddress: configuration.rtpAnnounceAddress,
+                             bindAddress: configuration.rtpBindAddress)
     }
 
     /// A request validated at the edge: the document to store and the id it runs under.
@@ -155,7 +156,7 @@ public actor TaskRegistry {
             let resolved = try await validate(.object(fields), code: "InvalidTask")
             task = ManagedTask(id: id, document: .object(fields), storedDocument: stored, plan: resolved,
                                generation: generation, history: history, configuration: configuration, webhooks: webhooks)
-            task.setRTP(allocations.mapValues { RTPStatus(videoPort: $0.video?.port, audioPort: $0.audio?.port, sdp: $0.sdp) })
+            task.setRTP(allocations.mapValues(\.status))
             // Placed before the spawn: a second start of the id while this one waits is refused.
             tasks[id] = task
             try await BlockingWork.run { try task.start() }
@@ -232,7 +233,7 @@ public actor TaskRegistry {
         }
         guard accepted else { throw ServiceError.invalidState("task \"\(taskId)\" has moved to another node; retry") }
         try task.update(document: .object(merged), storedDocument: .object(stored), plan: resolved, sequence: sequence,
-                        rtp: allocations.mapValues { RTPStatus(videoPort: $0.video?.port, audioPort: $0.audio?.port, sdp: $0.sdp) })
+                        rtp: allocations.mapValues(\.status))
         rtp.commit(taskId: taskId, allocations)
         await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
         return task.status

@@ -21,7 +21,7 @@ public enum WorkerMain {
         }
 
         let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task)
-            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds ?? 60)
+            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds ?? 60, rtpBindAddress: start.rtpBindAddress)
         if let mix = pipeline as? MixPipeline {
             // For measuring what a viewer sees against when each frame left (bench/latency.py):
             // the machine's CLOCK_MONOTONIC, which every process reads alike.

@@ -18,11 +18,14 @@ public struct WorkerCommand: Codable, Sendable {
     public var leaseSeconds: Double?
     /// `sei`: a message for the next output frames.
     public var sei: SEIInjection?
+    /// `start`: `--rtp-bind-address` as the server resolved it (nil: none; see `RTPBindAddress`).
+    public var rtpBindAddress: String?
 
     public init(type: Kind, plan: ResolvedTask? = nil, requestId: Int? = nil, outputGiveUpSeconds: Double? = nil,
-                leaseSeconds: Double? = nil, sei: SEIInjection? = nil) {
+                leaseSeconds: Double? = nil, sei: SEIInjection? = nil, rtpBindAddress: String? = nil) {
         self.type = type; self.plan = plan; self.requestId = requestId
         self.outputGiveUpSeconds = outputGiveUpSeconds; self.leaseSeconds = leaseSeconds; self.sei = sei
+        self.rtpBindAddress = rtpBindAddress
     }
 }
 

@@ -116,6 +116,13 @@ final class RTPReader: InputReader {
     /// Whether `sender` may feed this stream: inside `rtp.source` when the task names one, else
     /// the latched sender (or a new one after the latched one fell silent).
     private func admit(_ sender: RTPEndpoint, to stream: RTPStream, arrival: Int64) -> Bool {
+        if let filter = source.sourceFilter {
+            guard filter.admits(address: sender.address, port: sender.port) else {
+                refuse(.source, stream, "packets from \(sender) refused: outside rtp.source \(filter)")
+                return false
+            }
+            return true
+        }
         switch stream.latch.admit(sender, nowMicroseconds: arrival) {
         case .accept:
             return true
@@ -192,7 +199,12 @@ final class RTPReader: InputReader {
     /// other than the RTP sender's is not the sender's to give, and changes nothing.
     private func noteControl(_ buffer: UnsafeMutableRawBufferPointer, length: Int, from sender: RTPEndpoint,
                              stream: RTPStream, arrival: Int64) {
-        if let latched = stream.latch.latched, latched.address != sender.address { return }
+        if let filter = source.sourceFilter {
+            // The port in `rtp.source` is the sender's RTP port; its RTCP comes from another.
+            guard filter.admits(address: sender.address, port: filter.port ?? sender.port) else { return }
+        } else if let latched = stream.latch.latched, latched.address != sender.address {
+            return
+        }
         // Learnt before anything is parsed: an SFU opens its side with packets that are not
         // reports (Janus sends two empty RTP headers to latch onto the receiver's RTCP port).
         stream.rtcpPeer = sender

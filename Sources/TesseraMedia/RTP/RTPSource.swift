@@ -12,22 +12,33 @@ public final class RTPSource: OpenedInput {
     let senderSilenceMicroseconds: Int64
     public let description: MediaSource.Description
     public var arrivesInRealTime: Bool { true }
+    /// The only sender taken (`rtp.source`); nil: the first sender is latched.
+    public let sourceFilter: RTPSourceFilter?
 
-    /// `reorderWaitMicroseconds`: how long a stream waits for a missing packet (the jitter
-    /// allowance, and the time a NACKed packet has to come back). `senderSilenceMicroseconds`: how
-    /// long the latched sender must be silent before another one is taken (the input's timeout).
+    /// - Parameters:
+    ///   - reorderWaitMicroseconds: how long a stream waits for a missing packet (the jitter
+    ///     allowance, and the time a NACKed packet has to come back).
+    ///   - senderSilenceMicroseconds: how long the latched sender must be silent before another
+    ///     one is taken (the input's timeout).
+    ///   - sourceFilter: `rtp.source`, applied by the receive loop.
+    ///   - bindAddress: the `--rtp-bind-address` setting (nil: none); each medium's sockets bind
+    ///     the address `RTPBindAddress.choose` gives for it and its `c=` address.
     public init(sdp: String, interrupt: InterruptFlag, reorderWaitMicroseconds: Int64 = 50_000,
-                senderSilenceMicroseconds: Int64 = 2_000_000) throws {
+                senderSilenceMicroseconds: Int64 = 2_000_000, sourceFilter: RTPSourceFilter? = nil,
+                bindAddress: String? = nil) throws {
         do {
             session = try SessionDescription.parse(sdp)
         } catch {
             throw MediaError("invalid SDP: \(error)")
         }
         streams = try [session.video, session.audio].compactMap { $0 }.map {
-            try RTPStream(media: $0, reorder: RTPReorderBuffer(maxDelayMicroseconds: reorderWaitMicroseconds),
-                          nackRetryMicroseconds: max(5_000, reorderWaitMicroseconds / 3),
-                          senderSilenceMicroseconds: senderSilenceMicroseconds)
+            let address = RTPBindAddress.choose(sessionAddress: $0.address, setting: bindAddress,
+                                                isLocal: UDPSocket.isLocalAddress)
+            return try RTPStream(media: $0, reorder: RTPReorderBuffer(maxDelayMicroseconds: reorderWaitMicroseconds),
+                                 nackRetryMicroseconds: max(5_000, reorderWaitMicroseconds / 3),
+                                 senderSilenceMicroseconds: senderSilenceMicroseconds, bindAddress: address)
         }
+        self.sourceFilter = sourceFilter
         self.interrupt = interrupt
         self.senderSilenceMicroseconds = senderSilenceMicroseconds
         description = MediaSource.Description(hasVideo: session.video != nil, hasAudio: session.audio != nil,
@@ -75,8 +86,9 @@ final class RTPStream {
     /// Video: each frame's orientation, carried across the decoder to its picture.
     var frameOrientations = FrameOrientationQueue()
 
+    /// `bindAddress`: the local address both sockets bind (nil: every interface).
     init(media: RTPMediaDescription, reorder: RTPReorderBuffer, nackRetryMicroseconds: Int64,
-         senderSilenceMicroseconds: Int64) throws {
+         senderSilenceMicroseconds: Int64, bindAddress: String? = nil) throws {
         self.media = media
         self.reorder = reorder
         var feedback = media.feedback
@@ -92,8 +104,8 @@ final class RTPStream {
         } catch {
             throw MediaError("\(media.kind.rawValue) SRTP: \(error)")
         }
-        socket = try UDPSocket(port: media.port)
-        controlSocket = media.rtcpMux ? nil : try UDPSocket(port: media.rtcpPort)
+        socket = try UDPSocket(port: media.port, bindAddress: bindAddress)
+        controlSocket = media.rtcpMux ? nil : try UDPSocket(port: media.rtcpPort, bindAddress: bindAddress)
         let parameters = media.formatParameters
         switch media.codec {
         case .h264:

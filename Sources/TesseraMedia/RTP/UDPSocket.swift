@@ -9,52 +9,47 @@ final class UDPSocket {
     let descriptor: Int32
     let port: Int
 
-    /// Binds `port` on every interface, IPv6 and IPv4 alike (one dual-stack socket; IPv4 only
-    /// where the kernel has no IPv6), so an SFU can be told either kind of `--rtp-address`. The
-    /// receive buffer is enlarged so a burst (a keyframe of a few hundred packets) is not dropped
-    /// by the kernel while the input thread decodes.
-    init(port: Int, receiveBufferBytes: Int32 = 4 << 20) throws {
+    /// Binds `port` on `bindAddress` (an IPv4 or IPv6 literal), or on every interface when it is
+    /// nil or `::` (one dual-stack socket, IPv6 and IPv4 alike; IPv4 only where the kernel has no
+    /// IPv6), or on every IPv4 interface for `0.0.0.0`. `RTPBindAddress` says which address an
+    /// input's sockets get. The receive buffer is enlarged so a burst (a keyframe of a few
+    /// hundred packets) is not dropped by the kernel while the input thread decodes.
+    init(port: Int, bindAddress: String? = nil, receiveBufferBytes: Int32 = 4 << 20) throws {
         guard (1...65535).contains(port) else { throw MediaError("UDP port \(port) is out of range") }
-        let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        var family = AF_INET6
-        var descriptor = socket(AF_INET6, flags, 0)
-        if descriptor < 0 {
-            family = AF_INET
-            descriptor = socket(AF_INET, flags, 0)
-        }
-        guard descriptor >= 0 else { throw MediaError("cannot open a UDP socket: \(Self.lastErrorText())") }
+        let target = try UDPBindTarget(bindAddress)
+        let descriptor = try Self.open(target)
         var size = receiveBufferBytes
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        let bound = family == AF_INET6 ? Self.bindDualStack(descriptor, port: port) : Self.bindIPv4(descriptor, port: port)
-        if bound != 0 {
+        if target.bind(descriptor, port: port) != 0 {
             let code = tessera_errno()
             close(descriptor)
-            if code == EADDRINUSE { throw MediaError("UDP port \(port) is already in use") }
-            throw MediaError("cannot bind UDP port \(port): \(String(cString: strerror(code)))")
+            let place = bindAddress.map { "UDP port \(port) on \($0)" } ?? "UDP port \(port)"
+            switch code {
+            case EADDRINUSE: throw MediaError("\(place) is already in use")
+            case EADDRNOTAVAIL: throw MediaError("cannot bind \(place): \(bindAddress ?? "") is not an address of this host")
+            default: throw MediaError("cannot bind \(place): \(String(cString: strerror(code)))")
+            }
         }
         self.descriptor = descriptor
         self.port = port
     }
 
-    private static func bindDualStack(_ descriptor: Int32, port: Int) -> Int32 {
-        var v6Only: Int32 = 0
-        _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &v6Only, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in6()  // all zeros: the IPv6 wildcard address
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-        }
+    /// Whether `address` (a literal) is one of this host's: binding it to an ephemeral port works.
+    static func isLocalAddress(_ address: String) -> Bool {
+        guard let target = try? UDPBindTarget(address), case .specific = target,
+              let descriptor = try? Self.open(target) else { return false }
+        defer { close(descriptor) }
+        return target.bind(descriptor, port: 0) == 0
     }
 
-    private static func bindIPv4(_ descriptor: Int32, port: Int) -> Int32 {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr = in_addr(s_addr: INADDR_ANY)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+    /// A socket of the target's family; the dual-stack wildcard falls back to IPv4 on a kernel
+    /// without IPv6.
+    private static func open(_ target: UDPBindTarget) throws -> Int32 {
+        let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        var descriptor = socket(target.family, flags, 0)
+        if descriptor < 0, case .everyInterface = target { descriptor = socket(AF_INET, flags, 0) }
+        guard descriptor >= 0 else { throw MediaError("cannot open a UDP socket: \(lastErrorText())") }
+        return descriptor
     }
 
     deinit { close(descriptor) }
@@ -80,19 +75,23 @@ final class UDPSocket {
 }
 
 /// Whether UDP ports can be bound now, for refusing a task whose RTP ports another process (or
-/// another task) holds before anything is started.
+/// another task) holds before anything is started; probed on the address the input will bind.
 public enum UDPPortProbe {
-    /// The first of `ports` that cannot be bound, with the reason; nil when all are free.
-    public static func firstBusy(_ ports: [Int]) -> (port: Int, reason: String)? {
+    /// The first of `ports` that cannot be bound on `bindAddress` (nil: every interface), with
+    /// the reason; nil when all are free.
+    public static func firstBusy(_ ports: [Int], bindAddress: String? = nil) -> (port: Int, reason: String)? {
         var held: [UDPSocket] = []
         defer { held.removeAll() }
         for port in ports {
             do {
-                held.append(try UDPSocket(port: port, receiveBufferBytes: 0))
+                held.append(try UDPSocket(port: port, bindAddress: bindAddress, receiveBufferBytes: 0))
             } catch {
                 return (port, "\(error)")
             }
         }
         return nil
     }
+
+    /// Whether `address` (an IP literal, not a wildcard) is an address of this host.
+    public static func isLocalAddress(_ address: String) -> Bool { UDPSocket.isLocalAddress(address) }
 }
