@@ -12,6 +12,10 @@ import TesseraCore
 /// reorder buffer's probation, without reopening the ports.
 final class RTPReader: InputReader {
     private let source: RTPSource
+    /// `rtp.source`: the only senders taken; nil: the first sender is latched. A copy of the
+    /// source's: read through `source` inside the receive loop, it crashed Swift 6.3.1's SIL
+    /// ownership verifier (signal 11 in OwnershipModelEliminator, release builds).
+    private let sourceFilter: RTPSourceFilter?
     private let scaler: VideoScaler
     private let resampler: AudioResampler
     private let concealer: AudioGapConcealer
@@ -32,6 +36,7 @@ final class RTPReader: InputReader {
 
     init(source: RTPSource, outputSampleRate: Int, outputChannels: Int, pool: YUVImagePool?) {
         self.source = source
+        sourceFilter = source.sourceFilter
         scaler = VideoScaler(pool: pool)
         self.outputSampleRate = outputSampleRate
         resampler = AudioResampler(outputRate: outputSampleRate, outputChannels: outputChannels)
@@ -83,9 +88,10 @@ final class RTPReader: InputReader {
 
     private func receiveMedia(_ stream: RTPStream, buffer: UnsafeMutableRawBufferPointer, sink: MediaSink) throws {
         for _ in 0..<Self.datagramsPerPass {
-            guard !sink.shouldStop, let (received, truncated, sender) = stream.socket.receiveWithSender(into: buffer) else { return }
+            guard !sink.shouldStop, let datagram = stream.socket.receiveWithSender(into: buffer) else { return }
+            let (received, sender) = (datagram.length, datagram.sender)
             let arrival = nowMicroseconds
-            if truncated {
+            if datagram.truncated {
                 refuse(.truncated, stream, "a datagram from \(sender) is longer than \(Self.datagramCapacity) bytes")
                 continue
             }
@@ -95,10 +101,11 @@ final class RTPReader: InputReader {
                 noteControl(buffer, length: received, from: sender, stream: stream, arrival: arrival)
                 continue
             }
-            guard admit(sender, to: stream, arrival: arrival),
-                  let length = unprotect(buffer, length: received, rtcp: false, of: stream, from: sender) else { continue }
-            let datagram = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
-            guard let packet = mediaPacket(datagram, of: stream, from: sender) else { continue }
+            guard admit(sender, to: stream, arrival: arrival) else { continue }
+            guard let length = unprotect(buffer, length: received, rtcp: false, of: stream, from: sender) else { continue }
+            guard let packet = mediaPacket(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), of: stream, from: sender) else {
+                continue
+            }
             stream.rtpPeer = sender
             stream.lastPacketMicroseconds = arrival
             if stream.reorder.currentSSRC == nil || stream.reorder.currentSSRC == packet.ssrc {
@@ -116,13 +123,7 @@ final class RTPReader: InputReader {
     /// Whether `sender` may feed this stream: inside `rtp.source` when the task names one, else
     /// the latched sender (or a new one after the latched one fell silent).
     private func admit(_ sender: RTPEndpoint, to stream: RTPStream, arrival: Int64) -> Bool {
-        if let filter = source.sourceFilter {
-            guard filter.admits(address: sender.address, port: sender.port) else {
-                refuse(.source, stream, "packets from \(sender) refused: outside rtp.source \(filter)")
-                return false
-            }
-            return true
-        }
+        if let filter = sourceFilter { return admit(sender, to: stream, by: filter) }
         switch stream.latch.admit(sender, nowMicroseconds: arrival) {
         case .accept:
             return true
@@ -137,6 +138,14 @@ final class RTPReader: InputReader {
                    + "until it has been silent for the input's timeout")
             return false
         }
+    }
+
+    private func admit(_ sender: RTPEndpoint, to stream: RTPStream, by filter: RTPSourceFilter) -> Bool {
+        guard filter.admits(address: sender.address, port: sender.port) else {
+            refuse(.source, stream, "packets from \(sender) refused: outside rtp.source \(filter)")
+            return false
+        }
+        return true
     }
 
     /// The RTP packet in a datagram, unwrapped from its retransmission format (RFC 4588) when it is
@@ -174,9 +183,9 @@ final class RTPReader: InputReader {
 
     private func receiveControl(_ socket: UDPSocket, stream: RTPStream, buffer: UnsafeMutableRawBufferPointer) {
         for _ in 0..<Self.datagramsPerPass {
-            guard let (length, truncated, sender) = socket.receiveWithSender(into: buffer) else { return }
-            if truncated { continue }
-            noteControl(buffer, length: length, from: sender, stream: stream, arrival: nowMicroseconds)
+            guard let datagram = socket.receiveWithSender(into: buffer) else { return }
+            if datagram.truncated { continue }
+            noteControl(buffer, length: datagram.length, from: datagram.sender, stream: stream, arrival: nowMicroseconds)
         }
     }
 
@@ -199,12 +208,7 @@ final class RTPReader: InputReader {
     /// other than the RTP sender's is not the sender's to give, and changes nothing.
     private func noteControl(_ buffer: UnsafeMutableRawBufferPointer, length: Int, from sender: RTPEndpoint,
                              stream: RTPStream, arrival: Int64) {
-        if let filter = source.sourceFilter {
-            // The port in `rtp.source` is the sender's RTP port; its RTCP comes from another.
-            guard filter.admits(address: sender.address, port: filter.port ?? sender.port) else { return }
-        } else if let latched = stream.latch.latched, latched.address != sender.address {
-            return
-        }
+        guard controlAdmitted(sender, stream: stream) else { return }
         // Learnt before anything is parsed: an SFU opens its side with packets that are not
         // reports (Janus sends two empty RTP headers to latch onto the receiver's RTCP port).
         stream.rtcpPeer = sender
@@ -215,6 +219,13 @@ final class RTPReader: InputReader {
             clock.noteSenderReport(report, kind: stream.media.kind, arrivalMicroseconds: arrival)
             stream.rtcp.senderReportArrived(report, arrivalMicroseconds: arrival)
         }
+    }
+
+    /// RTCP is taken from the sender's host only: inside `rtp.source` (whose port, if any, is the
+    /// sender's RTP port, not its RTCP one), else the latched sender's address.
+    private func controlAdmitted(_ sender: RTPEndpoint, stream: RTPStream) -> Bool {
+        if let filter = sourceFilter { return filter.admits(address: sender.address, port: filter.port ?? sender.port) }
+        return stream.latch.latched.map { $0.address == sender.address } ?? true
     }
 
     /// Sends what the stream's RTCP state machine has due, from the port the sender sends RTCP to.

@@ -5,8 +5,16 @@ import TesseraCore
 /// Datagrams with their peers: where one came from (to latch and filter senders, and to answer
 /// their RTCP), and sending RTCP feedback back from the port the sender knows.
 extension UDPSocket {
+    /// One datagram read into the caller's buffer, with where it came from.
+    struct Received {
+        var length: Int
+        /// Longer than the buffer: counted, never parsed.
+        var truncated: Bool
+        var sender: RTPEndpoint
+    }
+
     /// Like `receive(into:)`, with the sender's address and port.
-    func receiveWithSender(into buffer: UnsafeMutableRawBufferPointer) -> (length: Int, truncated: Bool, sender: RTPEndpoint)? {
+    func receiveWithSender(into buffer: UnsafeMutableRawBufferPointer) -> Received? {
         var storage = sockaddr_storage()
         var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let length = withUnsafeMutablePointer(to: &storage) {
@@ -15,7 +23,7 @@ extension UDPSocket {
             }
         }
         guard length >= 0 else { return nil }
-        return (min(length, buffer.count), length > buffer.count, Self.endpoint(storage))
+        return Received(length: min(length, buffer.count), truncated: length > buffer.count, sender: Self.endpoint(storage))
     }
 
     /// Sends one datagram to `peer`; false when the kernel refused it (no route, a full buffer):
