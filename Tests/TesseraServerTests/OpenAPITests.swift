@@ -144,11 +144,18 @@ enum Samples {
     static var fullStatus: TaskStatus {
         var packets = PacketCounters()
         packets.received = 10
+        packets.refused = ["payloadType": 2, "source": 1]
         var input = InputStatus(id: "cam", state: .live, frames: 30, drops: 1, lastError: "late",
                                 rtp: RTPStatus(videoPort: 5004, audioPort: 5006, sdp: "v=0"), packets: packets,
                                 rotation: 90, flip: true, drawSize: PixelSize(width: 640, height: 360))
         input.audioLevel = 40
         input.speaking = true
+        input.ready = true
+        input.videoState = .waitingForKeyframe
+        input.audioState = .live
+        var rtcp = RTCPReceiver.Counters()
+        rtcp.pli = 2
+        input.rtcp = rtcp
         var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
         output.files = ["room.mp4"]
         var status = TaskStatus(taskId: "room", state: .running, reason: "because", startedAt: "2026-01-01T00:00:00Z",
