@@ -21,6 +21,7 @@ Names of status fields not built yet are kept in the constants below, so they ar
 """
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import time
@@ -330,6 +331,42 @@ def test_janus_forwards_publishers_and_passes_pli_back(janus, room, aio, publish
     n = len(video.packets)
     time.sleep(0.5)
     assert len(video.packets) == n, "packets still forwarded after stop_rtp_forward"
+
+
+def test_janus_srtp_forward_is_decrypted_with_the_same_key(janus, room, aio, publishers, closers):
+    """The SRTP half of the harness: `rtp_forward` with `srtp_suite` 80 and `srtp_crypto` (base64 of
+    30 bytes) sends SRTP that libsrtp (through pylibsrtp) unprotects with that key — the same key
+    test_srtp_forward gives Tessera — and that a wrong key does not."""
+    import pylibsrtp
+    left = Publisher(aio, room, "left", RED, LEFT_TONE)
+    publishers.append(left)
+    left.start()
+    key = srtp_key(20)
+    base = free_udp_range(4)
+    sinks = [UdpSink(base + i) for i in range(4)]
+    closers.extend(sinks)
+    left.forward(base, base + 2, srtp_suite=80, srtp_crypto=key)
+    assert wait_until(lambda: len(sinks[0].packets) >= 20 and len(sinks[2].packets) >= 20, 5, 0.05), \
+        f"SRTP forward sent {len(sinks[0].packets)} video and {len(sinks[2].packets)} audio datagrams"
+
+    def unprotect(k: str, datagrams) -> list[bytes]:
+        session = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(k), ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND,
+                                                     srtp_profile=pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80))
+        out = []
+        for d in datagrams:
+            try:
+                out.append(session.unprotect(d))
+            except pylibsrtp.Error:
+                pass
+        return out
+
+    for sink, kind in ((sinks[0], "video"), (sinks[2], "audio")):
+        datagrams = [d for _, d, _ in sink.packets[:20]]
+        clear = unprotect(key, datagrams)
+        assert len(clear) == len(datagrams), f"{kind}: {len(clear)} of {len(datagrams)} datagrams decrypted"
+        assert rtp_summary(clear).payload_types == {left.negotiated[kind].payload_type}, rtp_summary(clear)
+        assert all(len(c) == len(d) - 10 for c, d in zip(clear, datagrams)), "not an 80-bit authentication tag"
+        assert not unprotect(srtp_key(21), datagrams), f"{kind}: a wrong key decrypted the forward"
 
 
 @pytest.mark.parametrize("right_vcodec", ["H264", "VP8"])
