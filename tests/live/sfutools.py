@@ -460,12 +460,27 @@ class AsyncioThread:
 
     def __init__(self):
         self.loop = asyncio.new_event_loop()
+        self.stalls: list[tuple[float, float]] = []   # (time.monotonic(), seconds late) of late wake-ups
         self.thread = threading.Thread(target=self._main, daemon=True, name="aiortc-loop")
         self.thread.start()
 
     def _main(self):
         asyncio.set_event_loop(self.loop)
+        self.loop.create_task(self._watch())
         self.loop.run_forever()
+
+    async def _watch(self, period: float = 0.02, report: float = 0.1):
+        """Notes every wake-up more than `report` s late: a loaded machine starving the peers
+        (their media then stalls and comes in a burst), shown in the tests' failure messages."""
+        while True:
+            due = time.monotonic() + period
+            await asyncio.sleep(period)
+            late = time.monotonic() - due
+            if late > report:
+                self.stalls.append((time.monotonic(), round(late, 3)))
+
+    def stalls_since(self, t: float) -> list[float]:
+        return [late for at, late in self.stalls if at >= t]
 
     def run(self, coro, timeout: float = 30):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
