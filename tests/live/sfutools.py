@@ -466,7 +466,7 @@ class AsyncioThread:
 
     def _main(self):
         asyncio.set_event_loop(self.loop)
-        self.loop.create_task(self._watch())
+        self._watcher = self.loop.create_task(self._watch())
         self.loop.run_forever()
 
     async def _watch(self, period: float = 0.02, report: float = 0.1):
@@ -485,8 +485,19 @@ class AsyncioThread:
     def run(self, coro, timeout: float = 30):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
+    async def _cancel_watcher(self):
+        self._watcher.cancel()
+        try:
+            await self._watcher
+        except asyncio.CancelledError:
+            pass
+
     def stop(self):
         if self.loop.is_running():
+            try:
+                self.run(self._cancel_watcher(), 5)
+            except Exception:   # noqa: BLE001 - stopping anyway
+                pass
             self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
 
@@ -817,6 +828,7 @@ class BurstDropRelay:
         self.forwarded = 0
         self.drop_started_seq = None
         self.rtcp_back = 0
+        self.feedback: list[tuple[float, int, int]] = []   # (time.monotonic(), RTCP type, format) sent back
         self.burst_done = threading.Event()
         self.stopping = False
         self.threads = [threading.Thread(target=f, daemon=True) for f in (self._rtp, self._rtcp_out, self._rtcp_back)]
@@ -873,6 +885,8 @@ class BurstDropRelay:
                 continue
             except OSError:
                 return
+            if len(data) >= 2:
+                self.feedback.append((time.monotonic(), data[1], data[0] & 0x1F))
             if self.janus_rtcp_addr is not None:
                 self.rtcp.sendto(data, self.janus_rtcp_addr)
                 self.rtcp_back += 1
