@@ -460,18 +460,44 @@ class AsyncioThread:
 
     def __init__(self):
         self.loop = asyncio.new_event_loop()
+        self.stalls: list[tuple[float, float]] = []   # (time.monotonic(), seconds late) of late wake-ups
         self.thread = threading.Thread(target=self._main, daemon=True, name="aiortc-loop")
         self.thread.start()
 
     def _main(self):
         asyncio.set_event_loop(self.loop)
+        self._watcher = self.loop.create_task(self._watch())
         self.loop.run_forever()
+
+    async def _watch(self, period: float = 0.02, report: float = 0.1):
+        """Notes every wake-up more than `report` s late: a loaded machine starving the peers
+        (their media then stalls and comes in a burst), shown in the tests' failure messages."""
+        while True:
+            due = time.monotonic() + period
+            await asyncio.sleep(period)
+            late = time.monotonic() - due
+            if late > report:
+                self.stalls.append((time.monotonic(), round(late, 3)))
+
+    def stalls_since(self, t: float) -> list[float]:
+        return [late for at, late in self.stalls if at >= t]
 
     def run(self, coro, timeout: float = 30):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
+    async def _cancel_watcher(self):
+        self._watcher.cancel()
+        try:
+            await self._watcher
+        except asyncio.CancelledError:
+            pass
+
     def stop(self):
         if self.loop.is_running():
+            try:
+                self.run(self._cancel_watcher(), 5)
+            except Exception:   # noqa: BLE001 - stopping anyway
+                pass
             self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
 
@@ -802,6 +828,7 @@ class BurstDropRelay:
         self.forwarded = 0
         self.drop_started_seq = None
         self.rtcp_back = 0
+        self.feedback: list[tuple[float, int, int]] = []   # (time.monotonic(), RTCP type, format) sent back
         self.burst_done = threading.Event()
         self.stopping = False
         self.threads = [threading.Thread(target=f, daemon=True) for f in (self._rtp, self._rtcp_out, self._rtcp_back)]
@@ -858,6 +885,8 @@ class BurstDropRelay:
                 continue
             except OSError:
                 return
+            if len(data) >= 2:
+                self.feedback.append((time.monotonic(), data[1], data[0] & 0x1F))
             if self.janus_rtcp_addr is not None:
                 self.rtcp.sendto(data, self.janus_rtcp_addr)
                 self.rtcp_back += 1

@@ -5,8 +5,9 @@ VideoRoom's `rtp_forward` (`streams` form, RTCP port = RTP port + 1), all on 127
 
 The harness is checked on its own first (Janus up, publishers connected, the forward really
 sends packets, a PLI on the forward's RTCP port reaches the publisher) and then as a whole with
-today's Tessera: a keyframe asked for by the SFU controller draws both publishers. The other tests
-are what an SFU operator needs from Tessera itself and wait for the Swift side of issue 20:
+Tessera before issue 20 (c5c9250): a keyframe asked for by the SFU controller draws both
+publishers. The other tests are what an SFU operator needs from Tessera itself, each on one part of
+issue 20's Swift side (all pass from main 241294f on; all but the harness ones fail before it):
 
 | test | waits for |
 | --- | --- |
@@ -21,6 +22,7 @@ Names of status fields not built yet are kept in the constants below, so they ar
 """
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import time
@@ -48,8 +50,9 @@ REDRAWN_WITHIN = 2.0
 SRTP_SUITE = "AES_CM_128_HMAC_SHA1_80"
 RTCP_STATUS = "rtcp"             # inputs[].rtcp: {"reports", "pli", "fir", "nack"} sent by Tessera
 RTCP_PLI = "pli"
-# inputs[].packets keys that count datagrams refused for coming from the wrong source: any key
-# matching this pattern counts.
+# Datagrams refused for coming from the wrong source: inputs[].packets.refused.source (main's
+# names); any key matching this pattern, in `packets.refused` or in `packets` itself, counts.
+REFUSED = "refused"
 REFUSED_SOURCE_KEYS = re.compile(r"source|foreign|stranger|spoof", re.I)
 
 
@@ -244,24 +247,40 @@ def both_drawn(left=RED, right=BLUE) -> list:
     return [(LEFT_PT, left), (RIGHT_PT, right)]
 
 
-def stop_and_read_audio(api, tessera, task_id: str) -> np.ndarray:
+def stop_and_read_audio(api, tessera, task_id: str) -> tuple[np.ndarray, dict]:
+    """DELETE the task; (its output's audio, its last status before the stop)."""
+    last = api.status(task_id)
     r = api.delete(f"/v1/tasks/{task_id}")
     assert r.status == 200, (r.status, r.body[:300])
-    return decode_audio(tessera.out / f"{task_id}.flv", 48000, 2)
+    return decode_audio(tessera.out / f"{task_id}.flv", 48000, 2), last
 
 
-def assert_tones(pcm: np.ndarray, seconds: float, what: str) -> tuple[float, float]:
-    """Both publishers' tones in the last `seconds` of the mix."""
+def assert_tones(pcm: np.ndarray, seconds: float, what: str, status: dict | None = None,
+                 aio: AsyncioThread | None = None) -> tuple[float, float]:
+    """Both publishers' tones in the last `seconds` of the mix. A failure shows the output's level
+    every 0.25 s, the inputs' status and the publishers' loop stalls."""
     tail = pcm[-int(48000 * seconds):]
     assert len(tail) >= 48000 * seconds * 0.9, f"{len(pcm) / 48000:.1f} s of audio in the output"
     a_left, a_right = tone_amplitude(tail, 48000, LEFT_TONE), tone_amplitude(tail, 48000, RIGHT_TONE)
-    assert a_left > 0.03 and a_right > 0.03, \
-        f"{what}: {LEFT_TONE} Hz {a_left:.3f} (left), {RIGHT_TONE} Hz {a_right:.3f} (right)"
+    if not (a_left > 0.03 and a_right > 0.03):
+        mono = pcm.mean(axis=1)
+        block = 12000
+        levels = [round(float(np.sqrt(np.mean(mono[i:i + block] ** 2))), 3) for i in range(0, len(mono) - block + 1, block)]
+        ins = [{k: i.get(k) for k in ("id", "state", "frames", "packets", "audioLevel")}
+               for i in (status or {}).get("inputs", [])]
+        stalls = aio.stalls if aio else None
+        raise AssertionError(f"{what}: {LEFT_TONE} Hz {a_left:.3f} (left), {RIGHT_TONE} Hz {a_right:.3f} (right); "
+                             f"output RMS every 0.25 s: {levels}; inputs {ins}; publishers' loop stalls "
+                             f"(time, s late): {stalls}")
     return a_left, a_right
 
 
 def refused_from_other_sources(packets: dict) -> int:
-    return sum(v for k, v in packets.items() if REFUSED_SOURCE_KEYS.search(k) and isinstance(v, int))
+    counts = dict(packets)
+    nested = counts.pop(REFUSED, None)
+    if isinstance(nested, dict):
+        counts.update(nested)
+    return sum(v for k, v in counts.items() if REFUSED_SOURCE_KEYS.search(k) and isinstance(v, int))
 
 
 def rewrite_to(rtp_status: dict) -> dict:
@@ -304,7 +323,8 @@ def test_janus_forwards_publishers_and_passes_pli_back(janus, room, aio, publish
     assert a.payload_types == {left.negotiated["audio"].payload_type} and len(a.ssrcs) == 1, a
     assert v.keyframes == 0, f"a keyframe came without a request: the room is not 'in progress' ({v})"
     rate = sum(1 for t, _, _ in video.packets if t >= t0) / (time.monotonic() - t0)
-    assert 15 <= rate <= 60, f"{rate:.1f} video datagrams a second"
+    # ~30 a second; a loaded machine makes aiortc late, then it catches up in a burst.
+    assert 8 <= rate <= 120, f"{rate:.1f} video datagrams a second; publishers' loop stalls {aio.stalls}"
     forwarders = {f["port"]: f for pub in room.forwarders() for f in pub["forwarders"]}
     assert set(forwarders) == {base, base + 2}, forwarders
 
@@ -332,6 +352,42 @@ def test_janus_forwards_publishers_and_passes_pli_back(janus, room, aio, publish
     assert len(video.packets) == n, "packets still forwarded after stop_rtp_forward"
 
 
+def test_janus_srtp_forward_is_decrypted_with_the_same_key(janus, room, aio, publishers, closers):
+    """The SRTP half of the harness: `rtp_forward` with `srtp_suite` 80 and `srtp_crypto` (base64 of
+    30 bytes) sends SRTP that libsrtp (through pylibsrtp) unprotects with that key — the same key
+    test_srtp_forward gives Tessera — and that a wrong key does not."""
+    import pylibsrtp
+    left = Publisher(aio, room, "left", RED, LEFT_TONE)
+    publishers.append(left)
+    left.start()
+    key = srtp_key(20)
+    base = free_udp_range(4)
+    sinks = [UdpSink(base + i) for i in range(4)]
+    closers.extend(sinks)
+    left.forward(base, base + 2, srtp_suite=80, srtp_crypto=key)
+    assert wait_until(lambda: len(sinks[0].packets) >= 20 and len(sinks[2].packets) >= 20, 5, 0.05), \
+        f"SRTP forward sent {len(sinks[0].packets)} video and {len(sinks[2].packets)} audio datagrams"
+
+    def unprotect(k: str, datagrams) -> list[bytes]:
+        session = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(k), ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND,
+                                                     srtp_profile=pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80))
+        out = []
+        for d in datagrams:
+            try:
+                out.append(session.unprotect(d))
+            except pylibsrtp.Error:
+                pass
+        return out
+
+    for sink, kind in ((sinks[0], "video"), (sinks[2], "audio")):
+        datagrams = [d for _, d, _ in sink.packets[:20]]
+        clear = unprotect(key, datagrams)
+        assert len(clear) == len(datagrams), f"{kind}: {len(clear)} of {len(datagrams)} datagrams decrypted"
+        assert rtp_summary(clear).payload_types == {left.negotiated[kind].payload_type}, rtp_summary(clear)
+        assert all(len(c) == len(d) - 10 for c, d in zip(clear, datagrams)), "not an 80-bit authentication tag"
+        assert not unprotect(srtp_key(21), datagrams), f"{kind}: a wrong key decrypted the forward"
+
+
 @pytest.mark.parametrize("right_vcodec", ["H264", "VP8"])
 def test_controller_keyframe_request_draws_both_publishers(janus, room, aio, publishers, tessera, tmp_path,
                                                            right_vcodec):
@@ -355,13 +411,13 @@ def test_controller_keyframe_request_draws_both_publishers(janus, room, aio, pub
     right.request_keyframe()
     took, seen = wait_drawn(api, "sfu-manual", tmp_path, both_drawn(), 10, since=asked)
     assert took is not None, f"not drawn within 10 s of the keyframe request: {seen}; {inputs_by_id(api, 'sfu-manual')}"
-    assert took <= DRAWN_WITHIN, f"drawn {took:.2f} s after the keyframe request (at most {DRAWN_WITHIN} s)"
+    assert took <= DRAWN_WITHIN, f"drawn {took:.2f} s after the keyframe request (at most {DRAWN_WITHIN} s); publishers' loop stalls since: {aio.stalls_since(asked)}"
     time.sleep(3)
     ins = inputs_by_id(api, "sfu-manual")
     for who in ("left", "right"):
         assert ins[who]["state"] == "live" and ins[who]["frames"] > 30, ins[who]
-    pcm = stop_and_read_audio(api, tessera, "sfu-manual")
-    a = assert_tones(pcm, 2.5, "voices after the forward")
+    pcm, last = stop_and_read_audio(api, tessera, "sfu-manual")
+    a = assert_tones(pcm, 2.5, "voices after the forward", last, aio)
     print(f"\nmanual keyframe: drawn {took:.2f} s after the request; tones {a[0]:.3f} / {a[1]:.3f}")
 
 
@@ -382,7 +438,7 @@ def test_room_in_progress_is_drawn_within_a_second(janus, room, aio, publishers,
     took, seen = wait_drawn(api, "sfu-progress", tmp_path, both_drawn(), 8, since=forwarded)
     ins = inputs_by_id(api, "sfu-progress")
     assert took is not None, f"a room in progress is not drawn 8 s after the forward: {seen}; inputs {ins}"
-    assert took <= DRAWN_WITHIN, f"drawn {took:.2f} s after the forward (at most {DRAWN_WITHIN} s)"
+    assert took <= DRAWN_WITHIN, f"drawn {took:.2f} s after the forward (at most {DRAWN_WITHIN} s); publishers' loop stalls since: {aio.stalls_since(forwarded)}"
     ins = wait_until(lambda: (d := inputs_by_id(api, "sfu-progress")) and
                      all(i["frames"] > 0 for i in d.values()) and d, 2, 0.1) or inputs_by_id(api, "sfu-progress")
     for who in ("left", "right"):
@@ -423,13 +479,13 @@ def test_negotiated_payload_types_without_rewriting(janus, room, aio, publishers
     took, seen = wait_drawn(api, "sfu-pt", tmp_path, both_drawn(), 8, since=asked)
     ins = inputs_by_id(api, "sfu-pt")
     assert took is not None, f"negotiated payload types: not drawn: {seen}; inputs {ins}"
-    assert took <= DRAWN_WITHIN, f"drawn {took:.2f} s after the keyframe request"
+    assert took <= DRAWN_WITHIN, f"drawn {took:.2f} s after the keyframe request; publishers' loop stalls since: {aio.stalls_since(asked)}"
     time.sleep(3)
     ins = inputs_by_id(api, "sfu-pt")
     for who in ("left", "right"):
         assert ins[who]["packets"]["malformed"] == 0, f"{who}: packets refused: {ins[who]}"
-    pcm = stop_and_read_audio(api, tessera, "sfu-pt")
-    a = assert_tones(pcm, 2.5, "negotiated Opus payload type")
+    pcm, last = stop_and_read_audio(api, tessera, "sfu-pt")
+    a = assert_tones(pcm, 2.5, "negotiated Opus payload type", last, aio)
     print(f"\nnegotiated payload types H.264 {nv.payload_type}, Opus {na.payload_type}: drawn {took:.2f} s; "
           f"tones {a[0]:.3f} / {a[1]:.3f}")
 
@@ -461,8 +517,10 @@ def test_publisher_who_leaves_and_rejoins_is_drawn_again(janus, room, aio, publi
     took, seen = wait_drawn(api, "sfu-rejoin", tmp_path, both_drawn(left=YELLOW), 8, since=forwarded)
     ins = inputs_by_id(api, "sfu-rejoin")
     assert took is not None, f"the rejoined publisher is not drawn 8 s after its forward: {seen}; {ins['left']}"
-    assert took <= REDRAWN_WITHIN, f"drawn again {took:.2f} s after the new forward (at most {REDRAWN_WITHIN} s)"
-    assert ins["left"]["packets"]["senderRestarts"] >= 1, ins["left"]
+    assert took <= REDRAWN_WITHIN, f"drawn again {took:.2f} s after the new forward (at most {REDRAWN_WITHIN} s); publishers' loop stalls since: {aio.stalls_since(forwarded)}"
+    restarted = wait_until(lambda: inputs_by_id(api, "sfu-rejoin")["left"]["packets"]["senderRestarts"] >= 1, 2, 0.1)
+    assert restarted, f"the rejoin (new SSRC) is not counted in packets.senderRestarts: " \
+                      f"{inputs_by_id(api, 'sfu-rejoin')['left']}"
     print(f"\nrejoin: drawn again {took:.2f} s after the new forward; left {ins['left']}")
 
 
@@ -498,14 +556,17 @@ def test_loss_burst_on_the_forward_recovers_by_keyframe_request(janus, room, aio
     took, seen = wait_drawn(api, "sfu-loss", tmp_path, both_drawn(left=YELLOW), 8, since=ended)
     ins = inputs_by_id(api, "sfu-loss")
     assert took is not None, f"no recovery 8 s after a 30-packet loss burst: {seen}; left {ins['left']}"
-    assert took <= REDRAWN_WITHIN, f"recovered {took:.2f} s after the burst (at most {REDRAWN_WITHIN} s)"
-    assert ins["left"]["packets"]["lost"] - lost_before >= 25, ins["left"]
+    assert took <= REDRAWN_WITHIN, f"recovered {took:.2f} s after the burst (at most {REDRAWN_WITHIN} s); publishers' loop stalls since: {aio.stalls_since(ended)}"
+    # The status comes from the worker about every 0.5 s: it may trail the picture.
+    counted = wait_until(lambda: inputs_by_id(api, "sfu-loss")["left"]["packets"]["lost"] - lost_before >= 25, 2, 0.1)
+    assert counted, f"the burst's 30 lost packets are not counted: {inputs_by_id(api, 'sfu-loss')['left']}"
     # Recovered for good: the picture stays yellow.
     time.sleep(1.0)
     took2, seen = wait_drawn(api, "sfu-loss", tmp_path, both_drawn(left=YELLOW), 0.5)
     assert took2 is not None, f"lost the picture again after recovering: {seen}"
     print(f"\nloss burst: {relay.dropped} dropped, recovered {took:.2f} s after; RTCP back to Janus "
-          f"{relay.rtcp_back}; left {ins['left']}")
+          f"{relay.rtcp_back} (s after the burst, type, format: "
+          f"{[(round(t - ended, 3), ty, f) for t, ty, f in relay.feedback if t >= ended][:6]}); left {ins['left']}")
 
 
 @pytest.mark.parametrize("source", [None, "127.0.0.1"], ids=["latched", "rtp.source"])
@@ -577,6 +638,6 @@ def test_srtp_forward(janus, room, aio, publishers, tessera, tmp_path):
     ins = inputs_by_id(api, "sfu-srtp")
     for who in ("left", "right"):
         assert ins[who]["packets"]["malformed"] == 0, ins[who]
-    pcm = stop_and_read_audio(api, tessera, "sfu-srtp")
-    a = assert_tones(pcm, 2.5, "SRTP audio")
+    pcm, last = stop_and_read_audio(api, tessera, "sfu-srtp")
+    a = assert_tones(pcm, 2.5, "SRTP audio", last, aio)
     print(f"\nSRTP: drawn {took:.2f} s; tones {a[0]:.3f} / {a[1]:.3f}")
