@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 /// `inputs[].rtp.allocate` in its object form (issue 20), and `rtp.source`.
 @Suite struct RTPAllocationValidationTests {

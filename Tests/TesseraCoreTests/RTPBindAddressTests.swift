@@ -1,5 +1,5 @@
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 /// The rule of `--rtp-bind-address` (see `RTPBindAddress`), with this host's addresses faked.
 @Suite struct RTPBindAddressTests {

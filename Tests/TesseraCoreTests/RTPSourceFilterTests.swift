@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 @Suite struct RTPSourceFilterTests {
     static let sender: [UInt8] = [10, 0, 0, 7]

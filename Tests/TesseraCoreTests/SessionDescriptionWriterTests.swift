@@ -1,5 +1,5 @@
 import Testing
-@testable import TesseraCore
+import TesseraCore
 
 /// The SDP Tessera writes for an allocation says exactly what was asked (issue 20).
 @Suite struct SessionDescriptionWriterTests {

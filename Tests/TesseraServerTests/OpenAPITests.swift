@@ -144,7 +144,7 @@ enum Samples {
     static var fullStatus: TaskStatus {
         var packets = PacketCounters()
         packets.received = 10
-        packets.refused = ["payloadType": 2, "source": 1]
+        packets.refused = Dictionary(uniqueKeysWithValues: RTPRefusal.allCases.map { ($0.rawValue, Int64(1)) })
         var input = InputStatus(id: "cam", state: .live, frames: 30, drops: 1, lastError: "late",
                                 rtp: RTPStatus(videoPort: 5004, audioPort: 5006, sdp: "v=0"), packets: packets,
                                 rotation: 90, flip: true, drawSize: PixelSize(width: 640, height: 360))

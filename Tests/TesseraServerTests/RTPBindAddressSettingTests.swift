@@ -42,7 +42,8 @@ import TesseraServer
             _ = try Self.settings([.rtpBindAddress: value])
             Issue.record("\(value) was taken")
         } catch {
-            #expect(error.description.contains(names) && error.description.contains(message), "\(error)")
+            let text = "\(error)"
+            #expect(text.contains(names) && text.contains(message), "\(text)")
         }
     }
 }

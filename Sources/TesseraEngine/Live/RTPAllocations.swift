@@ -12,16 +12,18 @@ import TesseraMedia
 /// Each medium takes an even RTP port and the RTCP port after it, or, with `rtcpMux`, one port.
 /// Ports are probed on the address the worker will bind (`RTPBindAddress`). Used only inside the
 /// registry actor.
-final class RTPAllocations {
-    struct Allocation {
-        var request: RTPAllocationRequest
-        var videoPort: Int?
-        var audioPort: Int?
-        var sdp: String
-        var ports: [Int] {
+// `package`: the engine's tests drive it directly, without `@testable` (which would compile
+// every module a second time in CI).
+package final class RTPAllocations {
+    package struct Allocation {
+        package var request: RTPAllocationRequest
+        package var videoPort: Int?
+        package var audioPort: Int?
+        package var sdp: String
+        package var ports: [Int] {
             [videoPort, audioPort].compactMap { $0 }.flatMap { request.rtcpMux ? [$0] : [$0, $0 + 1] }
         }
-        var status: RTPStatus { RTPStatus(videoPort: videoPort, audioPort: audioPort, sdp: sdp) }
+        package var status: RTPStatus { RTPStatus(videoPort: videoPort, audioPort: audioPort, sdp: sdp) }
     }
 
     private let range: ClosedRange<Int>
@@ -31,7 +33,7 @@ final class RTPAllocations {
     /// taskId → inputId → allocation.
     private var byTask: [String: [String: Allocation]] = [:]
 
-    init(range: ClosedRange<Int>, announceAddress: String, bindAddress: String? = nil) {
+    package init(range: ClosedRange<Int>, announceAddress: String, bindAddress: String? = nil) {
         self.range = range
         self.announceAddress = announceAddress
         self.bindAddress = bindAddress
@@ -48,7 +50,7 @@ final class RTPAllocations {
     /// input as the task already runs it (an update that leaves `inputs` alone) keeps its ports.
     /// Returns the new array and the allocations the task would hold; nothing is recorded until
     /// `commit`.
-    func resolve(inputs: JSONValue, taskId: String, knownSDPs: Set<String>) throws -> (JSONValue, [String: Allocation]) {
+    package func resolve(inputs: JSONValue, taskId: String, knownSDPs: Set<String>) throws -> (JSONValue, [String: Allocation]) {
         guard case .array(let items) = inputs else { return (inputs, [:]) }
         let current = byTask[taskId] ?? [:]
         // Every port held now, this task's included: an input the update drops frees its ports
@@ -94,7 +96,7 @@ final class RTPAllocations {
 
     /// Records what a task holds now (after its start or update succeeded); inputs gone from it
     /// give their ports back.
-    func commit(taskId: String, _ allocations: [String: Allocation]) {
+    package func commit(taskId: String, _ allocations: [String: Allocation]) {
         byTask[taskId] = allocations.isEmpty ? nil : allocations
     }
 

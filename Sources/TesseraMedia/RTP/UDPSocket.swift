@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Binding is where a busy port shows: the error names the port at once instead of the input
 /// waiting for packets that go to another process.
-final class UDPSocket {
+package final class UDPSocket {
     let descriptor: Int32
     let port: Int
 
@@ -14,7 +14,7 @@ final class UDPSocket {
     /// IPv6), or on every IPv4 interface for `0.0.0.0`. `RTPBindAddress` says which address an
     /// input's sockets get. The receive buffer is enlarged so a burst (a keyframe of a few
     /// hundred packets) is not dropped by the kernel while the input thread decodes.
-    init(port: Int, bindAddress: String? = nil, receiveBufferBytes: Int32 = 4 << 20) throws {
+    package init(port: Int, bindAddress: String? = nil, receiveBufferBytes: Int32 = 4 << 20) throws {
         guard (1...65535).contains(port) else { throw MediaError("UDP port \(port) is out of range") }
         let target = try UDPBindTarget(bindAddress)
         let descriptor = try Self.open(target)
