@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TesseraCore
 import TesseraMedia
 
@@ -54,6 +55,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private var displaySize: PixelSize?
     /// Whether the open source has a video stream; nil until it is open.
     private var hasVideoStream: Bool?
+    /// Clock jumps of the reader already logged (under `lock`).
+    private var loggedClockJumps: Int64 = 0
 
     /// How far ahead of the output a live input is placed (room for network jitter) and how a
     /// paced one is read in batches.
@@ -112,6 +115,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     var status: InputStatus {
         let counters = channel.counters
         let packets = lock.withLock { reader }?.packetCounters
+        if let packets { logClockJumps(packets) }
         var status = lock.withLock {
             InputStatus(id: input.id, state: state, frames: counters.pictures,
                         drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets,
@@ -301,6 +305,20 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// How far ahead of its latency real-time media may run before the input is pulled earlier:
     /// more than the jitter of a steady stream, so a steady stream is never moved.
     static let placementSlackMicroseconds: Int64 = 30_000
+
+    /// The reader re-places a participant whose sender stalled or whose clock stepped; the status
+    /// counts it, the log says when (the status is read about once a second).
+    private func logClockJumps(_ packets: PacketCounters) {
+        let new = lock.withLock { () -> Int64 in
+            // A reader of a new connection counts from 0 again.
+            if packets.clockJumps < loggedClockJumps { loggedClockJumps = 0 }
+            defer { loggedClockJumps = packets.clockJumps }
+            return packets.clockJumps - loggedClockJumps
+        }
+        guard new > 0 else { return }
+        Logger(label: "tessera.input").notice(
+            "input \(input.id): sender clock or path jumped, re-placed (\(packets.clockJumps) so far, drift \(String(format: "%.0f", packets.clockDriftPpm)) ppm)")
+    }
 
     private func markLive() {
         guard let clock else { return }

@@ -35,6 +35,12 @@ public struct PacketCounters: Codable, Sendable, Equatable {
     public var senderRestarts: Int64 = 0
     /// Milliseconds of audio concealed over lost packets.
     public var concealedMilliseconds: Int64 = 0
+    /// How much the sender's clock runs slow (> 0) or fast (< 0) against ours, as followed: its
+    /// audio is stretched and its pictures placed by 1 + this / 10⁶.
+    public var clockDriftPpm: Double = 0
+    /// Times the participant was re-placed because its sender or its path jumped (a stall, a
+    /// clock step) rather than drifted.
+    public var clockJumps: Int64 = 0
     public init() {}
 }
 
