@@ -192,4 +192,23 @@ import TesseraCore
         #expect(abs(clock.driftCorrectionPpm - 2004) < 50)
         #expect(clock.jumps == 0)
     }
+
+    /// The sender stops for 2 s and goes on where it stopped (both streams): one re-placement of
+    /// the participant, not one per stream, and video lands with its audio again.
+    @Test func aStallOfBothStreamsIsOneJump() {
+        var clock = ParticipantClock()
+        var lastSync: Int64 = 0, firstSync: Int64?
+        for instant in stride(from: Int64(0), through: 60_000_000, by: 20_000) {
+            let arrival = 1_000_000 + instant + (instant >= 30_000_000 ? 2_000_000 : 0)
+            let audio = clock.presentationMicroseconds(kind: .audio, ssrc: 2, rtpTimestamp: UInt32(truncatingIfNeeded: instant * 48 / 1000),
+                                                       clockRate: 48000, arrivalMicroseconds: arrival + 30_000)
+            guard instant % 40_000 == 0 else { continue }
+            let video = clock.presentationMicroseconds(kind: .video, ssrc: 1, rtpTimestamp: UInt32(truncatingIfNeeded: instant * 90 / 1000),
+                                                       clockRate: 90000, arrivalMicroseconds: arrival + 10_000)
+            lastSync = video - audio
+            firstSync = firstSync ?? lastSync
+        }
+        #expect(clock.jumps == 1)
+        #expect(abs(lastSync - (firstSync ?? 0)) < 1_000)
+    }
 }
