@@ -42,6 +42,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// Where the current connection's time zero lies on the output timeline (µs).
     private var offsetMicroseconds: Int64
     private var needsPlacement: Bool
+    /// Since when (task clock, µs) real-time media has come too late to be played; nil while on time.
+    private var lateSinceMicroseconds: Int64?
     /// False for media that arrives in real time by itself (RTP): holding its thread back would
     /// only delay one stream's packets behind the other's.
     private var paced = true
@@ -283,13 +285,32 @@ final class InputWorker: MediaSink, @unchecked Sendable {
             offsetMicroseconds = earliest - inputMicroseconds
         }
         var pts = offsetMicroseconds + inputMicroseconds
-        if !paced && pts - earliest > Self.placementSlackMicroseconds {
+        guard !paced else { return pts }
+        if pts - earliest > Self.placementSlackMicroseconds {
             offsetMicroseconds -= pts - earliest
             pts = earliest
             channel.discardQueuedPictures(from: pts)
         }
+        // Media the output has already passed is never heard nor seen; if it stays that late (its
+        // sender's mapping moved it back, or a pull earlier was undone), pushed later again, or
+        // the participant would stay silent for the rest of the call. Not for one late frame:
+        // that is jitter, and pushing it would add delay for good.
+        if pts < clock.nowMicroseconds {
+            let since = lateSinceMicroseconds ?? clock.nowMicroseconds
+            lateSinceMicroseconds = since
+            if clock.nowMicroseconds - since >= Self.lateReplacementMicroseconds {
+                offsetMicroseconds += earliest - pts
+                pts = earliest
+                lateSinceMicroseconds = nil
+            }
+        } else {
+            lateSinceMicroseconds = nil
+        }
         return pts
     }
+
+    /// How long real-time media may stay behind the output before it is placed ahead again.
+    static let lateReplacementMicroseconds: Int64 = 300_000
 
     /// Paced media (files, pull URLs) is read in batches: media placed at `pts` more than
     /// `pacedWakeLeadMicroseconds + readBatchMicroseconds` ahead of the output sleeps until it is

@@ -26,7 +26,7 @@
 /// **Jumps.** A delay that leaves the band by more than `jumpThresholdMicroseconds` is not drift:
 /// the mapping is re-placed at once, counted, and reported. Too early cannot be network delay and
 /// is re-placed on the spot; too late is re-placed only once every frame for
-/// `lateConfirmationMicroseconds` is late (a sender stall), so a burst that drains at once (packets
+/// `lateConfirmationMicroseconds` (500 ms) is late (a sender stall), so a burst that drains at once (packets
 /// held up by the network, then delivered together) is left alone.
 public struct ClockDriftEstimator: Sendable {
     public struct Settings: Sendable {
@@ -39,7 +39,9 @@ public struct ClockDriftEstimator: Sendable {
         public var maxCorrectionStep = 0.0025
         public var pullBackSeconds = 30.0
         public var jumpThresholdMicroseconds: Int64 = 200_000
-        public var lateConfirmationMicroseconds: Int64 = 150_000
+        /// Half a second: a receiving thread starved of CPU on a loaded machine reads a few hundred ms
+        /// of packets late at once; that is not the sender's jump.
+        public var lateConfirmationMicroseconds: Int64 = 500_000
         public init() {}
     }
 
