@@ -282,6 +282,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         let earliest = max(input.startAtMicroseconds, clock.nowMicroseconds + latency.inputLatencyMicroseconds)
         if needsPlacement {
             needsPlacement = false
+            lateSinceMicroseconds = nil
             offsetMicroseconds = earliest - inputMicroseconds
         }
         var pts = offsetMicroseconds + inputMicroseconds
