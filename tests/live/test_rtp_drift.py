@@ -82,7 +82,9 @@ def delay_excursion(onsets: list[float], readrate: float) -> tuple[float, list[f
     numbers = [round((o - first) * readrate) for o in onsets]
     delays = [o - n / readrate for o, n in zip(onsets, numbers)]
     start = float(np.median(delays[:5]))
-    return max(abs(d - start) for d in delays), delays
+    # Median of five neighbours: an onset misread next to a gap is not a change of delay.
+    held = [float(np.median(delays[i:i + 5])) for i in range(max(1, len(delays) - 4))]
+    return max(abs(d - start) for d in held), delays
 
 
 def test_drifting_senders_keep_voice_delay_and_sync(api, tessera_server, senders, tmp_path, busy_core):
@@ -132,7 +134,10 @@ def test_drifting_senders_keep_voice_delay_and_sync(api, tessera_server, senders
         threshold = (cell.max() + cell.min()) / 2
         video_onsets = [float(np.interp(i, np.arange(frames), video_times[:frames])) for i in rising(cell, threshold)]
         video_onsets = [v for v in video_onsets if v >= first_audio + WARM_UP]
-        sync = [min(audio_onsets, key=lambda a: abs(a - v)) - v for v in video_onsets]
+        # Flashes whose tone onset fell in a gap have no partner; the rest must all be in sync.
+        sync = [o for o in (min(audio_onsets, key=lambda a: abs(a - v)) - v for v in video_onsets) if abs(o) < 0.2]
+        if len(sync) < 0.9 * len(video_onsets):
+            problems.append(f"s{index}: only {len(sync)} of {len(video_onsets)} flashes have their tone onset within 200 ms")
         s = status[f"s{index}"]["packets"]
         report.append(f"s{index} readrate {readrate}: {len(audio_onsets)} tone onsets, delay excursion "
                       f"{excursion * 1000:.0f} ms, {dips} dips of 5 ms ({dip_times[:8]} s), silent seconds {silent_seconds[:5]}, "
