@@ -42,6 +42,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// Where the current connection's time zero lies on the output timeline (µs).
     private var offsetMicroseconds: Int64
     private var needsPlacement: Bool
+    /// Since when (task clock, µs) real-time media has come too late to be played; nil while on time.
+    private var lateSinceMicroseconds: Int64?
     /// False for media that arrives in real time by itself (RTP): holding its thread back would
     /// only delay one stream's packets behind the other's.
     private var paced = true
@@ -58,6 +60,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private var displaySize: PixelSize?
     /// Whether the open source has a video stream; nil until it is open.
     private var hasVideoStream: Bool?
+    /// Clock jumps of the reader already logged (under `lock`).
+    private var loggedClockJumps: Int64 = 0
 
     /// How far ahead of the output a live input is placed (room for network jitter) and how a
     /// paced one is read in batches.
@@ -118,6 +122,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         let reader: InputReader? = lock.withLock { self.reader }
         let packets = reader?.packetCounters
         let reception = reader?.receptionStatus
+        if let packets { logClockJumps(packets) }
         var status = lock.withLock {
             InputStatus(id: input.id, state: state, frames: counters.pictures,
                         drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets,
@@ -304,16 +309,36 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         let earliest = max(input.startAtMicroseconds, clock.nowMicroseconds + latency.inputLatencyMicroseconds)
         if needsPlacement {
             needsPlacement = false
+            lateSinceMicroseconds = nil
             offsetMicroseconds = earliest - inputMicroseconds
         }
         var pts = offsetMicroseconds + inputMicroseconds
-        if !paced && pts - earliest > Self.placementSlackMicroseconds {
+        guard !paced else { return pts }
+        if pts - earliest > Self.placementSlackMicroseconds {
             offsetMicroseconds -= pts - earliest
             pts = earliest
             channel.discardQueuedPictures(from: pts)
         }
+        // Media the output has already passed is never heard nor seen; if it stays that late (its
+        // sender's mapping moved it back, or a pull earlier was undone), pushed later again, or
+        // the participant would stay silent for the rest of the call. Not for one late frame:
+        // that is jitter, and pushing it would add delay for good.
+        if pts < clock.nowMicroseconds {
+            let since = lateSinceMicroseconds ?? clock.nowMicroseconds
+            lateSinceMicroseconds = since
+            if clock.nowMicroseconds - since >= Self.lateReplacementMicroseconds {
+                offsetMicroseconds += earliest - pts
+                pts = earliest
+                lateSinceMicroseconds = nil
+            }
+        } else {
+            lateSinceMicroseconds = nil
+        }
         return pts
     }
+
+    /// How long real-time media may stay behind the output before it is placed ahead again.
+    static let lateReplacementMicroseconds: Int64 = 300_000
 
     /// Paced media (files, pull URLs) is read in batches: media placed at `pts` more than
     /// `pacedWakeLeadMicroseconds + readBatchMicroseconds` ahead of the output sleeps until it is
@@ -329,6 +354,20 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// How far ahead of its latency real-time media may run before the input is pulled earlier:
     /// more than the jitter of a steady stream, so a steady stream is never moved.
     static let placementSlackMicroseconds: Int64 = 30_000
+
+    /// The reader re-places a participant whose sender stalled or whose clock stepped; the status
+    /// counts it, the log says when (the status is read about once a second).
+    private func logClockJumps(_ packets: PacketCounters) {
+        let new = lock.withLock { () -> Int64 in
+            // A reader of a new connection counts from 0 again.
+            if packets.clockJumps < loggedClockJumps { loggedClockJumps = 0 }
+            defer { loggedClockJumps = packets.clockJumps }
+            return packets.clockJumps - loggedClockJumps
+        }
+        guard new > 0 else { return }
+        Logger(label: "tessera.input").notice(
+            "input \(input.id): sender clock or path jumped, re-placed (\(packets.clockJumps) so far, drift \(String(format: "%.0f", packets.clockDriftPpm)) ppm)")
+    }
 
     private func markLive() {
         guard let clock else { return }

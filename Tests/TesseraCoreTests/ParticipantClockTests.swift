@@ -164,3 +164,51 @@ import TesseraCore
         #expect(sender.present(&clock, .video, at: 500_000) == sender.arrival(.video, at: 500_000))
     }
 }
+
+@Suite struct ParticipantClockDriftTests {
+    /// A sender 0.2 % slow for 5 minutes: audio steers, video follows the same ratio, so both keep
+    /// their delay and stay together (the slow sender lost its voice after 330 s).
+    @Test func aSlowSendersAudioAndVideoKeepTheirDelayTogether() {
+        var clock = ParticipantClock()
+        let rate = 0.998
+        var worstDelay: Int64 = 0, worstSync: Int64 = 0
+        var startDelay: (audio: Int64, video: Int64)?
+        for instant in stride(from: Int64(0), through: 300_000_000, by: 20_000) {
+            let real = Int64(Double(instant) / rate)
+            let audio = clock.presentationMicroseconds(kind: .audio, ssrc: 2, rtpTimestamp: UInt32(truncatingIfNeeded: 9_000 + instant * 48 / 1000),
+                                                       clockRate: 48000, arrivalMicroseconds: 1_000_000 + real + 30_000)
+            // A picture at every 40 ms, at the same sender instant as an audio frame.
+            guard instant % 40_000 == 0 else { continue }
+            let video = clock.presentationMicroseconds(kind: .video, ssrc: 1, rtpTimestamp: UInt32(truncatingIfNeeded: 5_000 + instant * 90 / 1000),
+                                                       clockRate: 90000, arrivalMicroseconds: 1_000_000 + real + 10_000)
+            let delays = (audio: 1_000_000 + real - audio, video: 1_000_000 + real - video)
+            let start = startDelay ?? delays
+            startDelay = start
+            worstDelay = max(worstDelay, abs(delays.audio - start.audio), abs(delays.video - start.video))
+            worstSync = max(worstSync, abs((video - audio) - (start.audio - start.video)))
+        }
+        #expect(worstDelay < 10_000)
+        #expect(worstSync < 1_000)
+        #expect(abs(clock.driftCorrectionPpm - 2004) < 50)
+        #expect(clock.jumps == 0)
+    }
+
+    /// The sender stops for 2 s and goes on where it stopped (both streams): one re-placement of
+    /// the participant, not one per stream, and video lands with its audio again.
+    @Test func aStallOfBothStreamsIsOneJump() {
+        var clock = ParticipantClock()
+        var lastSync: Int64 = 0, firstSync: Int64?
+        for instant in stride(from: Int64(0), through: 60_000_000, by: 20_000) {
+            let arrival = 1_000_000 + instant + (instant >= 30_000_000 ? 2_000_000 : 0)
+            let audio = clock.presentationMicroseconds(kind: .audio, ssrc: 2, rtpTimestamp: UInt32(truncatingIfNeeded: instant * 48 / 1000),
+                                                       clockRate: 48000, arrivalMicroseconds: arrival + 30_000)
+            guard instant % 40_000 == 0 else { continue }
+            let video = clock.presentationMicroseconds(kind: .video, ssrc: 1, rtpTimestamp: UInt32(truncatingIfNeeded: instant * 90 / 1000),
+                                                       clockRate: 90000, arrivalMicroseconds: arrival + 10_000)
+            lastSync = video - audio
+            firstSync = firstSync ?? lastSync
+        }
+        #expect(clock.jumps == 1)
+        #expect(abs(lastSync - (firstSync ?? 0)) < 1_000)
+    }
+}

@@ -57,20 +57,23 @@ def free_udp_pair() -> int:
 
 
 class RtpSender:
-    """`ffmpeg -re` sending colour `rgb` (video) and a `tone` Hz sine (Opus, AAC, PCMU or PCMA) as RTP."""
+    """`ffmpeg -readrate` (1 = `-re`) sending colour `rgb` (video) and a `tone` Hz sine (Opus, AAC, PCMU or PCMA) as RTP."""
 
     def __init__(self, root: Path, video_port: int | None, audio_port: int | None, rgb, tone: float,
                  vcodec: str = "h264", gop: int = 15, size=(320, 240), name: str = "sender", acodec: str = "opus",
-                 video_source: str | None = None, audio_source: str | None = None):
+                 video_source: str | None = None, audio_source: str | None = None, readrate: float = 1.0):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.sdp_path = self.root / f"{name}.sdp"
         self.log = self.root / f"{name}.log"
         self.video_port, self.audio_port = video_port, audio_port
-        self.cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re",
+        # `readrate` ≠ 1 paces the media faster or slower than real time: a sender whose clock
+        # runs fast (> 1) or slow (< 1) against the receiver's.
+        pace = ["-readrate", str(readrate)]
+        self.cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", *pace,
                     "-f", "lavfi", "-i",
                     video_source or f"color=c={hex_colour(rgb).replace('#', '0x')}:s={size[0]}x{size[1]}:r=30",
-                    "-re", "-f", "lavfi", "-i", audio_source or f"sine=frequency={tone}:sample_rate=48000"]
+                    *pace, "-f", "lavfi", "-i", audio_source or f"sine=frequency={tone}:sample_rate=48000"]
         if video_port:
             self.cmd += ["-map", "0:v", *VIDEO_ENCODERS[vcodec], "-g", str(gop), "-payload_type",
                          str(VIDEO_PAYLOAD_TYPES[vcodec]), "-f", "rtp", f"rtp://127.0.0.1:{video_port}?pkt_size=1200"]

@@ -14,6 +14,10 @@
 /// The offset is fixed by the first SR accepted, so that the stream it belongs to keeps its mapping
 /// at that SR (no jump); the other stream's mapping steps once, when its own SR arrives — that
 /// step is the A/V correction.
+///
+/// Both streams then go through one `ClockDriftEstimator`, steered by one of them (audio when
+/// there is any: small packets at an even pace), so that a sender whose clock runs fast or slow
+/// keeps its delay, and its video follows its audio by the same ratio (lip sync is kept).
 public struct ParticipantClock: Sendable {
     private struct StreamMapping: Sendable {
         var ssrc: UInt32
@@ -61,6 +65,17 @@ public struct ParticipantClock: Sendable {
     private var senderOffsetMicroseconds: Int64?
     /// True while at least one stream is mapped through a sender report.
     public private(set) var synchronizedBySenderReports = false
+    /// Sender time → local time, following the sender's clock rate.
+    private var drift = ClockDriftEstimator()
+    /// The stream whose frames steer `drift`.
+    private var steeringKind: RTPMediaKind?
+
+    /// How much faster our clock runs than the sender's, as followed (ppm; > 0: a slow sender).
+    public var driftCorrectionPpm: Double { drift.correctionPpm }
+    /// The ratio by which the participant's audio is stretched: 1 + the correction.
+    public var driftRatio: Double { 1 + drift.correction }
+    /// Times the participant was re-placed after a jump of its sender or its path.
+    public var jumps: Int64 { drift.jumps }
 
     /// `maxDriftMicroseconds`: how far a mapping may stray from arrival times before it is taken
     /// for a sender clock jump (or a bogus SR) rather than network delay.
@@ -75,14 +90,23 @@ public struct ParticipantClock: Sendable {
         }
         let timestamp = stream.extend(rtpTimestamp)
         stream.newestTimestamp = max(stream.newestTimestamp, timestamp)
-        let mapped = stream.mapped(timestamp, senderOffset: senderOffsetMicroseconds)
+        let media = stream.mapped(timestamp, senderOffset: senderOffsetMicroseconds)
         streams[kind] = stream
-        guard abs(mapped - arrivalMicroseconds) <= maxDriftMicroseconds else {
-            // The sender's RTP clock jumped (or restarted with the same SSRC): start this stream
-            // afresh; its next SR brings it back onto the shared clock.
+        if kind == steeringKind {
+            // Drift, and jumps of the whole participant, are the estimator's.
+            drift.observe(mediaMicroseconds: media, arrivalMicroseconds: arrivalMicroseconds)
+            return drift.local(media)
+        }
+        let local = drift.local(media)
+        let early = arrivalMicroseconds - local < -maxDriftMicroseconds
+        // Late frames of both streams are a stall the steering stream is about to re-place.
+        let late = arrivalMicroseconds - local > maxDriftMicroseconds && !drift.suspectsLateJump
+        guard !early && !late else {
+            // This stream's RTP clock jumped (or restarted with the same SSRC): start it afresh;
+            // its next SR brings it back onto the shared clock.
             return anchor(kind, ssrc: ssrc, timestamp: timestamp, clockRate: clockRate, at: arrivalMicroseconds)
         }
-        return mapped
+        return local
     }
 
     public mutating func noteSenderReport(_ report: RTCPSenderReport, kind: RTPMediaKind, arrivalMicroseconds: Int64) {
@@ -97,11 +121,17 @@ public struct ParticipantClock: Sendable {
         let offset = senderOffsetMicroseconds ?? stream.mapped(timestamp, senderOffset: nil) - ntp
         // The SR describes the sender's "now", so mapped through the offset it must land near its
         // own arrival; far off means a garbage report or a sender whose wall clock jumped.
-        guard abs(ntp + offset - arrivalMicroseconds) <= maxDriftMicroseconds else { return }
+        guard abs(drift.local(ntp + offset) - arrivalMicroseconds) <= maxDriftMicroseconds else { return }
+        let before = stream.mapped(stream.newestTimestamp, senderOffset: senderOffsetMicroseconds)
         stream.senderReport = (timestamp, ntp)
         streams[kind] = stream
         senderOffsetMicroseconds = offset
         synchronizedBySenderReports = true
+        // The steering stream moved onto the sender's wall clock (the A/V correction): a step the
+        // drift estimate must not take for drift.
+        if kind == steeringKind {
+            drift.mediaStepped(by: stream.mapped(stream.newestTimestamp, senderOffset: offset) - before)
+        }
     }
 
     /// The stream restarted (new SSRC): anchor afresh on its next packet.
@@ -113,14 +143,22 @@ public struct ParticipantClock: Sendable {
     /// Starts the stream's mapping at `timestamp` → `local` and returns where `timestamp` lands:
     /// `local`, unless a held sender report of this SSRC already puts it on the sender's clock.
     private mutating func anchor(_ kind: RTPMediaKind, ssrc: UInt32, timestamp: Int64, clockRate: Int, at local: Int64) -> Int64 {
+        // Anchored where the drift mapping puts `local`, so the stream lands on its arrival.
         streams[kind] = StreamMapping(ssrc: ssrc, clockRate: max(1, clockRate), newestTimestamp: timestamp,
-                                      anchorTimestamp: timestamp, anchorMicroseconds: local, senderReport: nil)
+                                      anchorTimestamp: timestamp, anchorMicroseconds: drift.media(atLocal: local), senderReport: nil)
         forgetOffsetIfUnused()
+        // Audio steers once there is any; a steering stream anchored afresh is a new series.
+        if steeringKind == nil || steeringKind == kind || (kind == .audio && steeringKind != .audio) {
+            steeringKind = kind
+            drift.restart()
+        }
         if let held = heldReports[kind], held.report.ssrc == ssrc {
             heldReports[kind] = nil
             noteSenderReport(held.report, kind: kind, arrivalMicroseconds: held.arrivalMicroseconds)
         }
-        return streams[kind]?.mapped(timestamp, senderOffset: senderOffsetMicroseconds) ?? local
+        guard let media = streams[kind]?.mapped(timestamp, senderOffset: senderOffsetMicroseconds) else { return local }
+        if kind == steeringKind { drift.observe(mediaMicroseconds: media, arrivalMicroseconds: local) }
+        return drift.local(media)
     }
 
     /// With no stream left on the sender's clock the offset constrains nothing, and keeping it

@@ -2,6 +2,11 @@ import CFFmpeg
 
 /// Converts decoded audio of any format, rate and channel layout to the output's planar float at
 /// the output rate and channel count. Rebuilds itself when the input's format changes mid-stream.
+///
+/// `stretch` makes it produce that many times more samples than the rates say, to follow a
+/// sender whose clock runs slow (> 1) or fast (< 1): swr's soft compensation, as `aresample`'s
+/// async mode uses it. It turns the resampling filter on even between equal rates (16 samples of
+/// delay, which `delay` includes).
 final class AudioResampler {
     private var context: OpaquePointer?
     private var inputShape: (format: Int32, rate: Int32, layout: String)?
@@ -9,6 +14,13 @@ final class AudioResampler {
     let outputChannels: Int32
     private var output: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
     private var outputCapacity: Int32 = 0
+    /// Output samples per input sample beyond the rates' ratio; 1 = none.
+    var stretch = 1.0
+    /// Compensation is set before every block once used, so that a return to 1 is applied too.
+    private var stretching = false
+    /// Samples over which swr spreads `compensation`: long enough to outlast any block (it is set
+    /// again before every block), fine enough for 2 ppm steps.
+    private static let compensationDistance: Int32 = 480_000
 
     init(outputRate: Int, outputChannels: Int) {
         self.outputRate = Int32(outputRate)
@@ -33,6 +45,14 @@ final class AudioResampler {
     func convert(_ frame: UnsafePointer<AVFrame>?, _ body: ([UnsafePointer<Float>], Int) -> Void) throws -> Int {
         if let frame { try configure(for: frame) }
         guard let context else { return 0 }
+        if stretch != 1 || stretching {
+            stretching = true
+            // swr lowers its step by delta / distance, giving 1 / (1 − delta / distance) times the
+            // samples: delta = distance × (1 − 1 / stretch) is exact where delta = distance × (stretch − 1)
+            // would be 100 ppm off at 1 %.
+            let delta = Int32((Double(Self.compensationDistance) * (1 - 1 / stretch)).rounded())
+            try FFmpeg.check(swr_set_compensation(context, delta, Self.compensationDistance), "cannot stretch audio")
+        }
         let inputCount = frame?.pointee.nb_samples ?? 0
         let capacity = Int32(swr_get_out_samples(context, inputCount)) + 32
         try ensureCapacity(capacity)

@@ -19,6 +19,8 @@ final class RTPReader: InputReader {
     private let scaler: VideoScaler
     private let resampler: AudioResampler
     private let concealer: AudioGapConcealer
+    /// Keeps audio stretched by the clock's drift ratio end to end and on its timestamps.
+    private var audioPlacement: AudioDriftPlacement
     private let outputSampleRate: Int
     private var clock = ParticipantClock()
     private let frame = Frame()
@@ -41,6 +43,7 @@ final class RTPReader: InputReader {
         self.outputSampleRate = outputSampleRate
         resampler = AudioResampler(outputRate: outputSampleRate, outputChannels: outputChannels)
         concealer = AudioGapConcealer(channels: outputChannels, sampleRate: outputSampleRate)
+        audioPlacement = AudioDriftPlacement(sampleRate: outputSampleRate)
     }
 
     var packetCounters: PacketCounters? { countersLock.withLock { counters } }
@@ -325,13 +328,17 @@ final class RTPReader: InputReader {
                                                    durationMicroseconds: duration, durationIsKnown: false))
         }
         guard pts != FFmpeg.noPTS else { return true }
-        var position = pts * Int64(outputSampleRate) / 1_000_000 - resampler.delay
+        // Stretched by the sender's clock drift, so that its audio fills the time its video takes.
+        let placed = audioPlacement.place(target: pts * Int64(outputSampleRate) / 1_000_000 - resampler.delay, ratio: clock.driftRatio)
+        var position = placed.position
+        resampler.stretch = placed.ratio
         try resampler.convert(pointer) { planes, count in
             concealer.process(planes, count: count, position: position) { planes, count, at in
                 sink.audio(planes, count: count, position: at)
             }
             position += Int64(count)
         }
+        audioPlacement.ended(at: position)
         return true
     }
 
@@ -359,6 +366,8 @@ final class RTPReader: InputReader {
             if stream.media.kind == .video { status.videoState = state } else { status.audioState = state }
         }
         total.concealedMilliseconds = concealer.concealedSamples * 1000 / Int64(outputSampleRate)
+        total.clockDriftPpm = clock.driftCorrectionPpm
+        total.clockJumps = clock.jumps
         (status.refusal, status.refusalCount) = refusal
         countersLock.withLock {
             counters = total
