@@ -58,7 +58,7 @@ public struct PacketCounters: Codable, Sendable, Equatable {
 
     /// Every key optional: a status stored by an older node (before `refused` or the clock
     /// fields existed) still reads, as a task moves across a rolling upgrade.
-    public init(from decoder: any Decoder) throws {
+    public init(from decoder: any Swift.Decoder) throws {
         let values = try decoder.container(keyedBy: CodingKeys.self)
         func count(_ key: CodingKeys) throws -> Int64 { try values.decodeIfPresent(Int64.self, forKey: key) ?? 0 }
         received = try count(.received)
