@@ -46,6 +46,12 @@ class FeedbackRelay:
         self.dropped: list[int] = []
         self.forwarded = 0
         self.payload_type_override: int | None = None
+        # With `rtx_payload_type`, NACKed packets still in `history` are sent again as RFC 4588
+        # retransmissions (own SSRC and sequence, the original sequence number first).
+        self.rtx_payload_type: int | None = None
+        self.history: dict[int, bytes] = {}
+        self.retransmitted = 0
+        self.rtx_sequence = 0
         # Held until `release`: the sender's first packets (its only keyframe) wait for the task.
         self.held: list[bytes] | None = []
         self.stopping = False
@@ -60,6 +66,10 @@ class FeedbackRelay:
             except (socket.timeout, OSError):
                 continue
             with self.lock:
+                # Everything the sender sent, dropped or not: a sender retransmits from its own copy.
+                sequence = struct.unpack("!H", data[2:4])[0]
+                self.history[sequence] = bytes(data)
+                self.history.pop((sequence - 500) & 0xFFFF, None)
                 if self.held is not None:
                     self.held.append(bytes(data))
                     continue
@@ -71,6 +81,18 @@ class FeedbackRelay:
                     data[1] = (data[1] & 0x80) | self.payload_type_override
             self.rtp_socket.sendto(bytes(data), self.target)
             self.forwarded += 1
+
+    def _retransmit(self, sequence: int):
+        """Called under the lock."""
+        original = self.history.get(sequence)
+        if original is None or self.rtx_payload_type is None:
+            return
+        assert original[0] & 0x1F == 0, "a plain 12-byte header is expected"
+        self.rtx_sequence = (self.rtx_sequence + 1) & 0xFFFF
+        header = struct.pack("!BBHII", 0x80, (original[1] & 0x80) | self.rtx_payload_type, self.rtx_sequence,
+                             struct.unpack("!I", original[4:8])[0], 0x0A7A0A7A)
+        self.rtp_socket.sendto(header + struct.pack("!H", sequence) + original[12:], self.target)
+        self.retransmitted += 1
 
     def _listen(self):
         while not self.stopping:
@@ -95,7 +117,10 @@ class FeedbackRelay:
                     if packet_type == 205 and count == 1:
                         for i in range(12, len(body), 4):
                             pid, blp = struct.unpack("!HH", body[i:i + 4])
-                            self.nacked += [pid] + [(pid + k + 1) & 0xFFFF for k in range(16) if blp & (1 << k)]
+                            asked = [pid] + [(pid + k + 1) & 0xFFFF for k in range(16) if blp & (1 << k)]
+                            self.nacked += asked
+                            for sequence in asked:
+                                self._retransmit(sequence)
                 offset += length
 
     def release(self):
@@ -174,6 +199,34 @@ def test_reports_and_keyframe_requests_reach_the_sender(api, relayed, tmp_path):
     extra = relay.count(*PLI) - plis_before
     assert 3 <= extra <= 7, f"{extra} PLIs in ~3 s while no keyframe came"
     assert max(lost for _, lost, _ in relay.report_blocks) >= 25, relay.report_blocks[-3:]
+
+
+def test_nacked_packets_come_back_as_rtx_and_nothing_is_lost(api, relayed, tmp_path):
+    """The SDP offers RTX (RFC 4588): the relay answers each NACK with a retransmission, which
+    fills the hole before the reorder buffer gives up on it — no loss, no keyframe request, the
+    picture never stops."""
+    host, relay, sdp = relayed
+    sdp = sdp.replace("RTP/AVP 96", "RTP/AVPF 96 97").replace(
+        "a=rtpmap:96 H264/90000", "a=rtpmap:96 H264/90000\na=rtpmap:97 rtx/90000\na=fmtp:97 apt=96")
+    assert "apt=96" in sdp and "AVPF 96 97" in sdp, sdp
+    relay.rtx_payload_type = 97
+    api.create(rtp_task("rtx", [{"id": "host", "rtp": {"sdp": sdp}}]))
+    relay.release()
+    assert wait_until(lambda: input_status(api, "rtx", "host").get("videoState") == "live", 5), input_status(api, "rtx", "host")
+    time.sleep(1.2)
+    before = input_status(api, "rtx", "host")
+    plis = relay.count(*PLI)
+    with relay.lock:
+        relay.drop_next = 20
+    assert wait_until(lambda: relay.drop_next == 0, 3), "the burst was not dropped"
+    assert wait_until(lambda: input_status(api, "rtx", "host")["rtcp"]["nackedPackets"] >= 20, 3), input_status(api, "rtx", "host")
+    time.sleep(1.5)
+    after = input_status(api, "rtx", "host")
+    assert relay.retransmitted >= 20, relay.retransmitted
+    assert after["packets"]["lost"] == before["packets"]["lost"], (before["packets"], after["packets"])
+    assert relay.count(*PLI) == plis, "a keyframe was asked for although every hole was filled"
+    assert after["videoState"] == "live" and after["frames"] > before["frames"] + 30, after
+    assert after["packets"]["refused"] == {}, after["packets"]
 
 
 def test_foreign_senders_and_payload_types_are_refused_and_named(api, relayed, tmp_path):
