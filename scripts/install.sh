@@ -6,7 +6,7 @@
 # Idempotent: run it as often as you like. Steps:
 #   1. apt packages: FFmpeg 5.1 development libraries and command line, pkg-config, the Swift
 #      toolchain's own system dependencies, nginx with the RTMP module (for trying live output),
-#      Python 3 with venv (for the end-to-end tests), Janus and libsrtp2 (the SFU tests).
+#      Python 3 with venv (for the end-to-end tests), libsrtp2 (SRTP inputs), Janus (the SFU tests).
 #   2. a Swift 6 toolchain: found on PATH or in the usual install places, or from apt when Debian
 #      offers `swiftlang`; otherwise the script says how to install one and stops.
 #   3. `swift build -c release` → .build/release/tessera
@@ -49,11 +49,12 @@ APT_PACKAGES=(
     # videotestsrc / audiotestsrc / opusenc (base), rtph264pay / rtpvp8pay / rtpopuspay / vp8enc /
     # udpsink (good), x264enc (ugly)
     gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
+    # SRTP for RTP inputs: libsrtp 2 (the CSRTP target links it; Janus uses the same library)
+    libsrtp2-dev
     # a real SFU in front of RTP ingest in the tests (tests/live/test_sfu_janus.py): Janus 1.1
-    # (VideoRoom rtp_forward; each test starts its own from its own config folder), libsrtp2 (the
-    # SRTP library Janus uses, for Tessera's SRTP inputs); gcc (above) builds the tests' small
-    # LD_PRELOAD shim that lets Janus gather ICE candidates on loopback
-    janus libsrtp2-dev
+    # (VideoRoom rtp_forward; each test starts its own from its own config folder); gcc (above)
+    # builds the tests' small LD_PRELOAD shim that lets Janus gather ICE candidates on loopback
+    janus
     curl ca-certificates
 )
 
