@@ -365,7 +365,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
             return packets.clockJumps - loggedClockJumps
         }
         guard new > 0 else { return }
-        Logger(label: "tessera.input").notice(
+        Self.logger.notice(
             "input \(input.id): sender clock or path jumped, re-placed (\(packets.clockJumps) so far, drift \(String(format: "%.0f", packets.clockDriftPpm)) ppm)")
     }
 

@@ -36,7 +36,7 @@ import TesseraCore
                          fmtp: "packetization-mode=1;profile-level-id=42e01f", rtxPayloadType: 100),
             audio: .init(codec: .opus, payloadType: 96, clockRate: 48000, channels: 2, fmtp: nil),
             extensions: ["urn:3gpp:video-orientation": 3, "urn:ietf:params:rtp-hdrext:ssrc-audio-level": 1],
-            rtcpMux: false, srtp: SRTPAllocationKeying(suite: "AES_CM_128_HMAC_SHA1_80", key: Self.key30))
+            rtcpMux: false, srtp: SRTPSpec(suite: "AES_CM_128_HMAC_SHA1_80", key: Self.key30))
         #expect(try Self.source(rtp) == .rtpAllocate(request: expected, source: try RTPSourceFilter("10.0.0.7")))
     }
 

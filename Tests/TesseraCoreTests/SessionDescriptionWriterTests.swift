@@ -34,7 +34,7 @@ import TesseraCore
         var request = Self.negotiated
         request.extensions = [:]
         request.rtcpMux = true
-        request.srtp = SRTPAllocationKeying(suite: "AES_CM_128_HMAC_SHA1_80", key: Self.key)
+        request.srtp = SRTPSpec(suite: "AES_CM_128_HMAC_SHA1_80", key: Self.key)
         let text = SessionDescription.make(address: "2001:db8::7", sessionName: "", request: request,
                                            videoPort: 30000, audioPort: 30001)
         #expect(Self.lines(text) == [

@@ -9,10 +9,10 @@ public struct RTPAllocationRequest: Codable, Sendable, Equatable {
     public var extensions: [String: Int]
     /// RTCP on the RTP port: one port per medium instead of an RTP/RTCP pair.
     public var rtcpMux: Bool
-    public var srtp: SRTPAllocationKeying?
+    public var srtp: SRTPSpec?
 
     public init(video: Medium? = nil, audio: Medium? = nil, extensions: [String: Int] = [:], rtcpMux: Bool = false,
-                srtp: SRTPAllocationKeying? = nil) {
+                srtp: SRTPSpec? = nil) {
         self.video = video; self.audio = audio; self.extensions = extensions; self.rtcpMux = rtcpMux; self.srtp = srtp
     }
 
@@ -90,16 +90,4 @@ public struct RTPAllocationRequest: Codable, Sendable, Equatable {
             try fields.encodeIfPresent(rtxPayloadType, forKey: .rtxPayloadType)
         }
     }
-}
-
-/// SDES keying as an allocation asks for it (`rtp.allocate.srtp`): the suite's name and the
-/// base64 master key and salt, checked against `SRTPSuite`'s lengths when the task is read, and
-/// written into the allocation's `a=crypto` line as given.
-public struct SRTPAllocationKeying: Codable, Sendable, Equatable {
-    /// The `a=crypto` suite name, e.g. `AES_CM_128_HMAC_SHA1_80`.
-    public var suite: String
-    /// Base64 of master key + master salt.
-    public var key: String
-
-    public init(suite: String, key: String) { self.suite = suite; self.key = key }
 }

@@ -11,9 +11,8 @@ import TesseraMedia
 /// for the same description, and return to the range when the input is removed or its task ends.
 /// Each medium takes an even RTP port and the RTCP port after it, or, with `rtcpMux`, one port.
 /// Ports are probed on the address the worker will bind (`RTPBindAddress`). Used only inside the
-/// registry actor.
-// `package`: the engine's tests drive it directly, without `@testable` (which would compile
-// every module a second time in CI).
+/// registry actor; `package`, so the engine's tests drive it without `@testable` (which would
+/// compile every module a second time in CI).
 package final class RTPAllocations {
     package struct Allocation {
         package var request: RTPAllocationRequest

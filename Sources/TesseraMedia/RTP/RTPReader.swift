@@ -32,7 +32,7 @@ final class RTPReader: InputReader {
     private var counters = PacketCounters()
     private var reception = RTPReceptionStatus()
     /// The newest refusal text and how many times one was set (published with the counters).
-    var refusal: (text: String?, count: Int64) = (nil, 0)
+    private var refusal: (text: String?, count: Int64) = (nil, 0)
     /// Large enough for any UDP datagram, so none is cut short silently.
     private static let datagramCapacity = 65_536
 
@@ -49,7 +49,7 @@ final class RTPReader: InputReader {
     var packetCounters: PacketCounters? { countersLock.withLock { counters } }
     var receptionStatus: RTPReceptionStatus? { countersLock.withLock { reception } }
 
-    var nowMicroseconds: Int64 { Int64((MonotonicClock.nanoseconds - origin) / 1000) }
+    private var nowMicroseconds: Int64 { Int64((MonotonicClock.nanoseconds - origin) / 1000) }
 
     func run(into sink: MediaSink) throws {
         let sockets = source.streams.flatMap(\.sockets)
@@ -179,7 +179,7 @@ final class RTPReader: InputReader {
 
     /// Counts a refused datagram and names the reason: once per new text, so a flood of one kind
     /// is one line, and a new kind or sender shows at once.
-    func refuse(_ reason: RTPRefusal, _ stream: RTPStream, _ text: String) {
+    private func refuse(_ reason: RTPRefusal, _ stream: RTPStream, _ text: String) {
         stream.refused[reason, default: 0] += 1
         if refusal.text != text { refusal = (text, refusal.count + 1) }
     }
