@@ -124,9 +124,12 @@ public final class MixPipeline: @unchecked Sendable {
     public var status: Status {
         let (current, outputs, stats) = lock.withLock { (workers, self.outputs, self.stats) }
         let outputStates = outputs?.outputStates.map { entry in
-            OutputStatus(url: URLRedaction.redact(entry.output.url), state: Self.outputState(entry.snapshot.state),
-                         bytes: entry.snapshot.bytes, reconnects: entry.snapshot.reconnects,
-                         lastError: entry.snapshot.lastError)
+            var status = OutputStatus(url: URLRedaction.redact(entry.output.url), state: Self.outputState(entry.snapshot.state),
+                                      bytes: entry.snapshot.bytes, reconnects: entry.snapshot.reconnects,
+                                      lastError: entry.snapshot.lastError)
+            status.sdp = entry.snapshot.sessionDescription
+            status.rtp = entry.snapshot.rtp
+            return status
         } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) }
         let inputStates = current.isEmpty
             ? task.inputs.map { InputStatus(id: $0.id, state: .waiting) }

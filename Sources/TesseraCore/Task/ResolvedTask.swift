@@ -75,23 +75,25 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     /// x264's threads as the task asked; nil: a live task's are sized from the work on the
     /// machine that encodes (`encoderThreads(cores:)`), an offline task's are x264's own choice.
     public var threads: Int?
+    /// The H.264 profile of the task's main encode (RTMP, SRT, files).
+    public var profile: H264Profile
 
     public init(width: Int, height: Int, fps: Int, bitrateKbps: Int, gopFrames: Int, codec: String, preset: String,
-                latency: EncoderLatency = .normal, threads: Int? = nil) {
+                latency: EncoderLatency = .normal, threads: Int? = nil, profile: H264Profile = .high) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
         self.gopFrames = gopFrames; self.codec = codec; self.preset = preset; self.latency = latency
-        self.threads = threads
+        self.threads = threads; self.profile = profile
     }
 
-    private enum CodingKeys: String, CodingKey { case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency, threads }
+    private enum CodingKeys: String, CodingKey { case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency, threads, profile }
 
     /// A live task's encoder thread count on a machine of `cores` cores.
     public func encoderThreads(cores: Int) -> Int {
         threads ?? EncoderThreads.automatic(width: width, height: height, fps: fps, preset: preset, cores: cores)
     }
 
-    /// Plans stored before `latency` or `threads` existed (a task resumed after an upgrade) read as
-    /// `normal`, with automatic threads.
+    /// Plans stored before `latency`, `threads` or `profile` existed (a task resumed after an
+    /// upgrade) read as `normal`, with automatic threads, in the high profile.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(width: try container.decode(Int.self, forKey: .width), height: try container.decode(Int.self, forKey: .height),
@@ -99,7 +101,24 @@ public struct VideoSettings: Codable, Sendable, Equatable {
                   gopFrames: try container.decode(Int.self, forKey: .gopFrames), codec: try container.decode(String.self, forKey: .codec),
                   preset: try container.decode(String.self, forKey: .preset),
                   latency: try container.decodeIfPresent(EncoderLatency.self, forKey: .latency) ?? .normal,
-                  threads: try container.decodeIfPresent(Int.self, forKey: .threads))
+                  threads: try container.decodeIfPresent(Int.self, forKey: .threads),
+                  profile: try container.decodeIfPresent(H264Profile.self, forKey: .profile) ?? .high)
+    }
+}
+
+/// The H.264 profiles x264 is asked for. Constrained baseline (no B-frames, no CABAC, no 8×8
+/// transform) is what WebRTC receivers must decode; high compresses about a tenth better.
+public enum H264Profile: String, Codable, Sendable, CaseIterable {
+    case high, main, baseline
+
+    /// The `profile_idc` and constraint flags byte of `profile-level-id` (RFC 6184 §8.1);
+    /// baseline is sent as constrained baseline (`42e0`).
+    public var profileIdcAndConstraints: String {
+        switch self {
+        case .baseline: return "42e0"
+        case .main: return "4d40"
+        case .high: return "6400"
+        }
     }
 }
 
@@ -127,6 +146,8 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
         case rtmp
         /// `srt:`: MPEG-TS over SRT.
         case srt
+        /// `rtp:`: RTP (SRTP) to an SFU, with its own codecs (`RTPOutputSettings`).
+        case rtp(RTPOutputSettings)
     }
     public var url: String
     public var kind: Kind

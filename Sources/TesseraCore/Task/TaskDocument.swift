@@ -66,6 +66,9 @@ public struct VideoEncoderSpec: Codable, Sendable, Equatable {
     /// x264's thread count, 1–16; nil: sized from the work live (see `EncoderThreads`), x264's
     /// own choice offline.
     public var threads: Int?
+    /// H.264 profile: `high` [default], `main` or `baseline` (constrained baseline, which an RTP
+    /// output sends, so one x264 encode feeds RTMP and the room alike).
+    public var profile: String?
     public init(width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int? = nil, gopSeconds: Double? = nil,
                 codec: String? = nil, preset: String? = nil, latency: String? = nil, threads: Int? = nil) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
@@ -168,7 +171,25 @@ public struct AudioSpec: Codable, Sendable, Equatable {
 
 public struct OutputSpec: Codable, Sendable, Equatable {
     public var url: String
-    public init(url: String) { self.url = url }
+    /// `rtp://HOST:PORT` outputs only: what is sent where (see `RTPOutputSpec`).
+    public var rtp: RTPOutputSpec?
+    public init(url: String, rtp: RTPOutputSpec? = nil) { self.url = url; self.rtp = rtp }
+}
+
+/// `outputs[].rtp`: the mix sent back into the room as RTP, as the SFU that receives it expects.
+/// Unset fields take the defaults the validator names (`RTPOutputSettings`).
+public struct RTPOutputSpec: Codable, Sendable, Equatable {
+    public var audioPort: Int?
+    public var videoCodec: String?
+    public var audioCodec: String?
+    public var videoPayloadType: Int?
+    public var audioPayloadType: Int?
+    /// Read as `Int` so that a negative or too large SSRC is named, not wrapped.
+    public var videoSsrc: Int?
+    public var audioSsrc: Int?
+    public var rtcpMux: Bool?
+    public var srtp: SRTPSpec?
+    public init() {}
 }
 
 /// `sei`: `{"volume": {"intervalMs", "uuid"}, "appData"}`.

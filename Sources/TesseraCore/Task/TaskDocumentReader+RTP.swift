@@ -30,11 +30,7 @@ extension TaskDocumentReader {
             allocation.extensions = ids
         }
         allocation.rtcpMux = allocate.bool("rtcpMux", issues: &issues)
-        if var srtp = allocate.object("srtp", issues: &issues) {
-            allocation.srtp = SRTPSpec(suite: srtp.string("suite", required: true, issues: &issues) ?? "",
-                                       key: srtp.string("key", required: true, issues: &issues) ?? "")
-            srtp.reportUnknownFields(issues: &issues)
-        }
+        if let srtp = allocate.object("srtp", issues: &issues) { allocation.srtp = readSRTP(srtp, issues: &issues) }
         allocate.reportUnknownFields(issues: &issues)
         return allocation
     }
@@ -55,5 +51,31 @@ extension TaskDocumentReader {
         medium.rtxPayloadType = object.int("rtxPayloadType", issues: &issues)
         object.reportUnknownFields(issues: &issues)
         return medium
+    }
+
+    /// `{"suite", "key"}`, both required.
+    static func readSRTP(_ srtp: JSONObjectReader, issues: inout IssueList) -> SRTPSpec {
+        var srtp = srtp
+        let spec = SRTPSpec(suite: srtp.string("suite", required: true, issues: &issues) ?? "",
+                            key: srtp.string("key", required: true, issues: &issues) ?? "")
+        srtp.reportUnknownFields(issues: &issues)
+        return spec
+    }
+
+    /// `outputs[].rtp`.
+    static func readRTPOutput(_ rtp: JSONObjectReader, issues: inout IssueList) -> RTPOutputSpec {
+        var rtp = rtp
+        var spec = RTPOutputSpec()
+        spec.audioPort = rtp.int("audioPort", issues: &issues)
+        spec.videoCodec = rtp.string("videoCodec", issues: &issues)
+        spec.audioCodec = rtp.string("audioCodec", issues: &issues)
+        spec.videoPayloadType = rtp.int("videoPayloadType", issues: &issues)
+        spec.audioPayloadType = rtp.int("audioPayloadType", issues: &issues)
+        spec.videoSsrc = rtp.int("videoSsrc", issues: &issues)
+        spec.audioSsrc = rtp.int("audioSsrc", issues: &issues)
+        spec.rtcpMux = rtp.bool("rtcpMux", issues: &issues)
+        if let srtp = rtp.object("srtp", issues: &issues) { spec.srtp = readSRTP(srtp, issues: &issues) }
+        rtp.reportUnknownFields(issues: &issues)
+        return spec
     }
 }

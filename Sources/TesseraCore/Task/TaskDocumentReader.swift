@@ -98,6 +98,7 @@ public enum TaskDocumentReader {
             settings.preset = video.string("preset", issues: &issues)
             settings.latency = video.string("latency", issues: &issues)
             settings.threads = video.int("threads", issues: &issues)
+            settings.profile = video.string("profile", issues: &issues)
             video.reportUnknownFields(issues: &issues)
             spec.video = settings
         }
@@ -115,7 +116,8 @@ public enum TaskDocumentReader {
     /// Reads one `outputs[]` entry at `path`.
     static func readOutput(_ value: JSONValue, path: String, issues: inout IssueList) -> OutputSpec {
         guard var object = JSONObjectReader(value, path: path, issues: &issues) else { return OutputSpec(url: "") }
-        let output = OutputSpec(url: object.string("url", required: true, issues: &issues) ?? "")
+        var output = OutputSpec(url: object.string("url", required: true, issues: &issues) ?? "")
+        if let rtp = object.object("rtp", issues: &issues) { output.rtp = readRTPOutput(rtp, issues: &issues) }
         object.reportUnknownFields(issues: &issues)
         return output
     }

@@ -27,10 +27,12 @@ extension ValidationContext {
             issues.add(path + ".latency", "expected \(EncoderLatency.allCases.map(\.rawValue).joinedAsChoice())")
         }
         if let threads = spec.threads { _ = checkRange(threads, at: path + ".threads", 1...16) }
-        guard issues.count == before, let latency else { return nil }
+        let profile = resolveEnum(spec.profile, at: path + ".profile", default: H264Profile.high)
+        guard issues.count == before, let latency, let profile else { return nil }
         let gopFrames = max(1, Int((gopSeconds * Double(fps)).rounded()))
         return VideoSettings(width: spec.width, height: spec.height, fps: fps, bitrateKbps: bitrate,
-                             gopFrames: gopFrames, codec: codec, preset: preset, latency: latency, threads: spec.threads)
+                             gopFrames: gopFrames, codec: codec, preset: preset, latency: latency, threads: spec.threads,
+                             profile: profile)
     }
 
     mutating func resolveAudioSettings(_ spec: AudioEncoderSpec, at path: String) -> AudioSettings? {

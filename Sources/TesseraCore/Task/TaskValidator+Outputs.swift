@@ -1,9 +1,9 @@
 import Foundation
 
-/// `outputs[]`: RTMP / SRT pushes and files, each URL once.
+/// `outputs[]`: RTMP / SRT pushes, RTP into the room, and files, each URL once.
 extension ValidationContext {
     mutating func resolveOutputs(_ specs: [OutputSpec], inputs: [ResolvedInput?], hasVideo: Bool,
-                                 mode: TaskMode?) -> [ResolvedOutput]? {
+                                 mode: TaskMode?, rtp: RTPOutputContext) -> [ResolvedOutput]? {
         let before = issues.count
         if specs.isEmpty { issues.add("outputs", "at least one output is required") }
         if specs.count > options.maxOutputs {
@@ -22,6 +22,15 @@ extension ValidationContext {
                 continue
             }
             seenURLs[spec.url] = index
+            if TaskPathResolver.scheme(of: spec.url) == "rtp" {
+                if let settings = resolveRTPOutput(spec, at: index, context: rtp) {
+                    outputs.append(ResolvedOutput(url: spec.url, kind: .rtp(settings)))
+                }
+                continue
+            }
+            if spec.rtp != nil {
+                issues.add(FieldPath.element("outputs", index) + ".rtp", "only rtp://HOST:PORT outputs take rtp settings")
+            }
             guard let kind = resolveOutputKind(spec.url, at: path, hasVideo: hasVideo, mode: mode) else { continue }
             if case .file(let file, _) = kind {
                 if let earlier = seenFiles[file] {
@@ -55,7 +64,7 @@ extension ValidationContext {
             guard allowedHost(of: url, at: path) != nil else { return nil }
             return scheme == "srt" ? .srt : .rtmp
         case .network(let scheme), .refused(let scheme):
-            issues.add(path, "scheme \"\(scheme):\" is not an output; use rtmp:, rtmps:, srt: or a file path")
+            issues.add(path, "scheme \"\(scheme):\" is not an output; use rtmp:, rtmps:, srt:, rtp: or a file path")
             return nil
         case .file(let given):
             let ext = URL(fileURLWithPath: given).pathExtension

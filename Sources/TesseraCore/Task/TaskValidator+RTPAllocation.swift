@@ -155,7 +155,7 @@ extension ValidationContext {
     }
 
     /// The key is a secret: messages name its length, never its text.
-    private mutating func resolveSRTP(_ spec: SRTPSpec, at path: String) -> SRTPSpec? {
+    mutating func resolveSRTP(_ spec: SRTPSpec, at path: String) -> SRTPSpec? {
         guard let suite = SRTPSuite(rawValue: spec.suite) else {
             let names = SRTPSuite.allCases.map(\.rawValue)
             issues.add(path + ".suite", "expected \(names.dropLast().joined(separator: ", ")) or \(names.last!), got \"\(spec.suite)\"")

@@ -69,8 +69,10 @@ struct ValidationContext {
         let audio = resolveAudioSettings(document.encoder?.audio ?? AudioEncoderSpec(), at: "encoder.audio")
         let layout = resolveLayoutSection(document, mode: mode, inputIds: inputIds)
         let audioMix = resolveAudioMix(document.audio, inputIds: inputIds)
+        let rtpContext = RTPOutputContext(taskId: taskId, hasVideo: document.encoder?.video != nil, mode: mode, pace: pace,
+                                          audioSampleRate: audio?.sampleRate)
         let outputs = resolveOutputs(document.outputs, inputs: inputs, hasVideo: document.encoder?.video != nil,
-                                     mode: mode)
+                                     mode: mode, rtp: rtpContext)
 
         let sei = resolveSEI(document.sei, hasVideo: document.encoder?.video != nil, mode: mode)
         if mode == .relay { checkRelay(document) }

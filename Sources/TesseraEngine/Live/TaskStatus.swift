@@ -119,6 +119,11 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     /// A file output's files, oldest first: a restarted task continues in a new file beside the
     /// first (`room42.mp4`, `room42.1.mp4`, …). nil for network outputs.
     public var files: [String]?
+    /// RTP outputs: the SDP describing exactly what is sent (codecs, payload types, SSRCs,
+    /// ports, keys), ready to hand to the SFU.
+    public var sdp: String?
+    /// RTP outputs: packets sent, sender reports, and the receiver's reports and keyframe requests.
+    public var rtp: RTPOutputStatus?
 
     public init(url: String, state: State, bytes: Int64 = 0, reconnects: Int64 = 0, lastError: String? = nil) {
         self.url = url; self.state = state; self.bytes = bytes; self.reconnects = reconnects; self.lastError = lastError

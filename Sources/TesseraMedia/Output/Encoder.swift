@@ -2,8 +2,8 @@ import CFFmpeg
 import Foundation
 import TesseraCore
 
-/// One opened encoder: libx264 for video, FFmpeg's AAC for audio. A task encodes once and every
-/// output copies these packets.
+/// One opened encoder: libx264 or libvpx (VP8) for video, FFmpeg's AAC or libopus for audio. A task
+/// encodes once per format and every output of that format copies these packets.
 final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     private let frame = Frame()
@@ -35,7 +35,10 @@ final class Encoder {
     ///
     /// Threads: as the task says, else sized from the work for a live task (`EncoderThreads`), and
     /// x264's own choice offline, where the task should finish as soon as the machine allows.
-    static func video(_ settings: VideoSettings, globalHeader: Bool, realtime: Bool) throws -> Encoder {
+    /// `profile` and `level` (`H264Level`, e.g. 31) as an RTP output's SDP says them; the
+    /// task's own profile otherwise.
+    static func video(_ settings: VideoSettings, globalHeader: Bool, realtime: Bool, profile: H264Profile? = nil,
+                      level: Int? = nil) throws -> Encoder {
         try Encoder(codecName: "libx264") { context in
             context.pointee.width = Int32(settings.width)
             context.pointee.height = Int32(settings.height)
@@ -59,7 +62,48 @@ final class Encoder {
             // No look-ahead and sliced instead of frame threads (when there are several): each
             // frame's packet comes out of the same `encode` call that took the frame.
             if settings.latency == .low { options["tune"] = "zerolatency" }
+            options["profile"] = (profile ?? settings.profile).rawValue
+            if let level { context.pointee.level = Int32(level) }
             return options
+        }
+    }
+
+    /// VP8 by libvpx, tuned for real time as WebRTC senders run it: no lag, error resilient
+    /// (a receiver that lost a packet can go on decoding the partitions it has), the task's
+    /// bitrate and GOP, keyframes on request.
+    static func vp8(_ settings: VideoSettings) throws -> Encoder {
+        try Encoder(codecName: "libvpx") { context in
+            context.pointee.width = Int32(settings.width)
+            context.pointee.height = Int32(settings.height)
+            context.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            context.pointee.time_base = AVRational(num: 1, den: Int32(settings.fps))
+            context.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
+            context.pointee.bit_rate = Int64(settings.bitrateKbps) * 1000
+            context.pointee.rc_min_rate = 0
+            context.pointee.rc_max_rate = Int64(settings.bitrateKbps) * 1000
+            context.pointee.rc_buffer_size = Int32(settings.bitrateKbps * 1000)
+            context.pointee.gop_size = Int32(settings.gopFrames)
+            context.pointee.keyint_min = Int32(settings.gopFrames)
+            context.pointee.qmin = 4
+            context.pointee.qmax = 56
+            context.pointee.color_range = AVCOL_RANGE_MPEG
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            context.pointee.thread_count = Int32(settings.encoderThreads(cores: cores))
+            return ["deadline": "realtime", "cpu-used": "8", "lag-in-frames": "0", "error-resilient": "1",
+                    "static-thresh": "0", "max-intra-rate": "300", "undershoot-pct": "95"]
+        }
+    }
+
+    /// Opus by libopus at the task's rate and channels (interleaved float in, 20 ms frames):
+    /// full-band music and voice alike, in-band FEC for a lossy path into the room.
+    static func opus(_ settings: AudioSettings) throws -> Encoder {
+        try Encoder(codecName: "libopus") { context in
+            context.pointee.sample_fmt = AV_SAMPLE_FMT_FLT
+            context.pointee.sample_rate = Int32(settings.sampleRate)
+            av_channel_layout_default(&context.pointee.ch_layout, Int32(settings.channels))
+            context.pointee.bit_rate = Int64(min(settings.bitrateKbps, 256)) * 1000
+            context.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
+            return ["application": "audio", "frame_duration": "20", "fec": "1", "packet_loss": "5", "vbr": "on"]
         }
     }
 
@@ -120,14 +164,24 @@ final class Encoder {
                 emit: (Packet) throws -> Void) throws {
         let target = frame.pointer
         av_frame_unref(target)
-        target.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        target.pointee.format = context.pointee.sample_fmt.rawValue
         target.pointee.nb_samples = Int32(count)
         target.pointee.sample_rate = context.pointee.sample_rate
         try FFmpeg.check(av_channel_layout_copy(&target.pointee.ch_layout, &context.pointee.ch_layout), "channel layout")
         try FFmpeg.check(av_frame_get_buffer(target, 0), "out of memory for audio")
-        for (channel, plane) in planes.enumerated() {
-            let destination = UnsafeMutableRawPointer(tessera_frame_extended_data_mut(target)[channel]!)
-            destination.copyMemory(from: plane, byteCount: count * MemoryLayout<Float>.size)
+        if context.pointee.sample_fmt == AV_SAMPLE_FMT_FLT {
+            // libopus takes interleaved samples: L R L R …
+            let destination = UnsafeMutableRawPointer(tessera_frame_extended_data_mut(target)[0]!)
+                .assumingMemoryBound(to: Float.self)
+            let channels = planes.count
+            for (channel, plane) in planes.enumerated() {
+                for index in 0..<count { destination[index * channels + channel] = plane[index] }
+            }
+        } else {
+            for (channel, plane) in planes.enumerated() {
+                let destination = UnsafeMutableRawPointer(tessera_frame_extended_data_mut(target)[channel]!)
+                destination.copyMemory(from: plane, byteCount: count * MemoryLayout<Float>.size)
+            }
         }
         target.pointee.pts = pts
         try send(target, emit: emit)

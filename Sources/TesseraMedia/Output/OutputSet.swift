@@ -2,13 +2,30 @@ import CFFmpeg
 import Foundation
 import TesseraCore
 
-/// The task's encoders and every output they feed: one encode, many containers.
+/// The task's encoders and every output they feed: one encode per format, many outputs.
+///
+/// RTMP, SRT and files take the task's H.264 and AAC (the "main" streams); an RTP output takes
+/// constrained-baseline H.264 or VP8 and Opus. Each format is encoded once, when some output needs
+/// it and for as long as one does: RTP outputs share theirs, and a task whose own profile is
+/// baseline feeds RTMP and the room from one x264.
 public final class OutputSet {
     private enum Destination {
         case muxer(Muxer)
         case raw(Y4MWriter)
         /// Live: an output on its own thread with its own queue and reconnects.
         case publisher(Publisher)
+        /// Into the room: RTP sent as it is encoded.
+        case rtp(RTPPublisher)
+    }
+
+    /// The main encodes' streams as every container declares them (video first, when there is
+    /// video), and the AAC priming: the encoder's first packet starts `initial_padding` samples
+    /// before zero. Left negative, each muxer shifts streams its own way (fragmented MP4
+    /// stretches the first video frame), so every output moves all streams by that much:
+    /// picture and sound keep their alignment and no timestamp is negative.
+    private struct MainStreams {
+        let streams: [StreamDescription]
+        let startOffsetMicroseconds: Int64
     }
 
     /// Live outputs run on threads of their own and reconnect; offline ones are written in step
@@ -16,11 +33,16 @@ public final class OutputSet {
     private let live: Bool
     private let giveUpSeconds: Double
     private let videoSettings: VideoSettings?
-    private var forceKeyframe = false
+    private let audioSettings: AudioSettings
+    /// Codec headers out of band (in extradata) for every encode: live outputs may be added later,
+    /// RTMP (FLV) among them. RTP puts H.264's parameter sets back in front of each keyframe.
+    private let globalHeader: Bool
     private let seiWriter = SEIPacketWriter()
+    private let keyframes = KeyframeRequests()
 
-    private let video: Encoder?
-    private let audio: Encoder
+    private var videoEncoders: [VideoEncodeFormat: Encoder] = [:]
+    private var audioEncoders: [AudioEncodeFormat: AudioEncode] = [:]
+    private var main: MainStreams?
     /// Changed only on the pipeline's thread, always under `destinationsLock`, so that
     /// `outputStates` may read it from the status thread.
     private var destinations: [(output: ResolvedOutput, destination: Destination)] = []
@@ -31,18 +53,14 @@ public final class OutputSet {
     private let retirement: Retirement
     /// Told when a live output changes state.
     private let stateChanged: ChangeSignal?
-    /// The AAC encoder's first packet starts `initial_padding` samples before zero (its priming).
-    /// Left negative, each muxer shifts streams its own way (fragmented MP4 stretches the first
-    /// video frame), so every output moves all streams by that much: picture and sound keep
-    /// their alignment and no timestamp is negative.
-    private let startOffsetMicroseconds: Int64
-    /// The encoders' streams as every container declares them (video first, when there is video).
-    private let streams: [StreamDescription]
-    /// Samples per audio frame the encoder takes (1024 for AAC).
-    public var audioFrameSize: Int { audio.frameSize }
+    /// Samples per chunk of the mix: AAC's frame when the task starts with an AAC output, else
+    /// Opus's 20 ms (a voice room sending only into the room mixes in 20 ms steps).
+    public let audioFrameSize: Int
 
-    /// Opens the encoders and every output. On failure, closes and removes whatever it had
-    /// opened, then throws an error naming the output.
+    private var mainVideoFormat: VideoEncodeFormat? { videoSettings.map { .h264($0.profile) } }
+
+    /// Opens every output (and the encoders they need). On failure, closes and removes whatever
+    /// it had opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
                 interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60,
                 retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil) throws {
@@ -52,16 +70,14 @@ public final class OutputSet {
         self.live = live
         self.giveUpSeconds = giveUpSeconds
         self.videoSettings = videoSettings
+        self.audioSettings = audioSettings
         let formats = outputs.compactMap(Self.formatName)
-        // Live outputs may be added later, RTMP (FLV) among them: codec headers out of band always.
-        let globalHeader = live || formats.contains(where: Muxer.needsGlobalHeader(formatName:))
-        video = try videoSettings.map { try Encoder.video($0, globalHeader: globalHeader, realtime: live) }
-        audio = try Encoder.audio(audioSettings, globalHeader: globalHeader)
-        startOffsetMicroseconds = Int64(audio.context.pointee.initial_padding) * 1_000_000 / Int64(audioSettings.sampleRate)
-        streams = try [video, audio].compactMap { $0 }.map(StreamDescription.init(encoder:))
+        globalHeader = live || formats.contains(where: Muxer.needsGlobalHeader(formatName:))
+        let onlyRTP = !outputs.isEmpty && outputs.allSatisfy { if case .rtp = $0.kind { true } else { false } }
+        audioFrameSize = onlyRTP ? audioSettings.sampleRate / 50 : 1024
         do {
             for output in outputs {
-                try open(output, videoSettings: videoSettings)
+                try open(output)
             }
         } catch {
             abandon()
@@ -69,17 +85,82 @@ public final class OutputSet {
         }
     }
 
-    private func open(_ output: ResolvedOutput, videoSettings: VideoSettings?, joinsMidStream: Bool = false) throws {
-        let encoders = streams
-        if live, !Self.isRaw(output) {
-            let publisher = Publisher(output: output, streams: streams, startOffsetMicroseconds: startOffsetMicroseconds,
-                                      giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged)
-            publisher.start()
-            destinationsLock.withLock { destinations.append((output, .publisher(publisher))) }
-            forceKeyframe = true
-            return
+    // MARK: Encoders
+
+    private func videoEncoder(_ format: VideoEncodeFormat) throws -> Encoder {
+        if let encoder = videoEncoders[format] { return encoder }
+        guard let videoSettings else { throw MediaError("this task has no video (encoder.video)") }
+        let encoder: Encoder
+        switch format {
+        case .h264(let profile):
+            encoder = try Encoder.video(videoSettings, globalHeader: globalHeader, realtime: live, profile: profile)
+        case .vp8:
+            encoder = try Encoder.vp8(videoSettings)
         }
+        videoEncoders[format] = encoder
+        return encoder
+    }
+
+    private func audioEncoder(_ format: AudioEncodeFormat) throws -> AudioEncode {
+        if let stage = audioEncoders[format] { return stage }
+        let encoder = format == .aac ? try Encoder.audio(audioSettings, globalHeader: globalHeader) : try Encoder.opus(audioSettings)
+        let stage = AudioEncode(encoder, channels: audioSettings.channels)
+        audioEncoders[format] = stage
+        return stage
+    }
+
+    /// The main encodes, opened by the first output that takes them.
+    private func mainStreams() throws -> MainStreams {
+        if let main { return main }
+        let video = try mainVideoFormat.map { try videoEncoder($0) }
+        let audio = try audioEncoder(.aac).encoder
+        let offset = Int64(audio.context.pointee.initial_padding) * 1_000_000 / Int64(audioSettings.sampleRate)
+        let made = MainStreams(streams: try [video, audio].compactMap { $0 }.map(StreamDescription.init(encoder:)),
+                               startOffsetMicroseconds: offset)
+        main = made
+        return made
+    }
+
+    /// Closes the encodes no output takes any more (an RTP output removed, say).
+    private func closeUnusedEncoders() {
+        var video = Set<VideoEncodeFormat>()
+        var audio = Set<AudioEncodeFormat>()
+        for (_, destination) in destinations {
+            switch destination {
+            case .muxer, .publisher:
+                if let mainVideoFormat { video.insert(mainVideoFormat) }
+                audio.insert(.aac)
+            case .rtp(let publisher):
+                if let format = publisher.videoFormat { video.insert(format) }
+                audio.insert(.opus)
+            case .raw: break
+            }
+        }
+        videoEncoders = videoEncoders.filter { video.contains($0.key) }
+        audioEncoders = audioEncoders.filter { audio.contains($0.key) }
+        if !audio.contains(.aac) { main = nil }
+    }
+
+    // MARK: Outputs
+
+    private func open(_ output: ResolvedOutput, joinsMidStream: Bool = false) throws {
         do {
+            if case .rtp(let settings) = output.kind {
+                let publisher = try makeRTPPublisher(output, settings: settings)
+                publisher.start()
+                destinationsLock.withLock { destinations.append((output, .rtp(publisher))) }
+                if let format = publisher.videoFormat { keyframes.request(format) }
+                return
+            }
+            if live, !Self.isRaw(output) {
+                let main = try mainStreams()
+                let publisher = Publisher(output: output, streams: main.streams, startOffsetMicroseconds: main.startOffsetMicroseconds,
+                                          giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged)
+                publisher.start()
+                destinationsLock.withLock { destinations.append((output, .publisher(publisher))) }
+                if let mainVideoFormat { keyframes.request(mainVideoFormat) }
+                return
+            }
             if case .file(let path, .y4m) = output.kind {
                 guard let videoSettings else { throw MediaError(".y4m needs video (encoder.video)") }
                 try Self.createParentDirectory(of: path)
@@ -88,12 +169,34 @@ public final class OutputSet {
                 destinationsLock.withLock { destinations.append((output, .raw(writer))) }
                 return
             }
-            let muxer = try OutputTarget(output, hasVideo: video != nil)
-                .open(streams: encoders, startOffsetMicroseconds: startOffsetMicroseconds, interrupt: interrupt)
+            let main = try mainStreams()
+            let muxer = try OutputTarget(output, hasVideo: videoSettings != nil)
+                .open(streams: main.streams, startOffsetMicroseconds: main.startOffsetMicroseconds, interrupt: interrupt)
             destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
         } catch {
             throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
         }
+    }
+
+    private func makeRTPPublisher(_ output: ResolvedOutput, settings: RTPOutputSettings) throws -> RTPPublisher {
+        var videoSource: RTPPublisher.VideoSource?
+        if settings.video != nil, videoSettings != nil {
+            let format = settings.videoEncodeFormat
+            let encoder = try videoEncoder(format)
+            let extradata = encoder.context.pointee.extradata.map {
+                UnsafeRawBufferPointer(start: $0, count: Int(encoder.context.pointee.extradata_size))
+            }
+            let parameterSets = format == .vp8 ? [] : extradata.map { H264Packetizer.parameterSets(annexB: $0) } ?? []
+            videoSource = RTPPublisher.VideoSource(format: format, timeBase: encoder.timeBase, parameterSets: parameterSets)
+        }
+        let opus = try audioEncoder(.opus).encoder
+        let cname = "tessera-" + String(settings.video?.ssrc ?? settings.audio.ssrc, radix: 16)
+        let sdp = settings.sessionDescription(sessionName: "Tessera", cname: cname, video: videoSettings, audio: audioSettings)
+        let keyframes = self.keyframes
+        let format = videoSource?.format
+        return RTPPublisher(output: output, settings: settings, video: videoSource, audioTimeBase: opus.timeBase,
+                            sessionDescription: sdp, cname: cname, stateChanged: stateChanged,
+                            requestKeyframe: { if let format { keyframes.request(format) } })
     }
 
     private static func isRaw(_ output: ResolvedOutput) -> Bool {
@@ -101,38 +204,44 @@ public final class OutputSet {
         return false
     }
 
-    /// Live: makes the outputs exactly `outputs`, matched by URL. Those that stay are untouched
-    /// (no reconnect); new ones start at a keyframe forced on the next frame; removed ones close.
-    /// A removed publisher is finished on a thread of its own (its queue written, then its
-    /// trailer, cancelled after 2 s): its peer may have stopped reading, and this is the thread
-    /// every other output's frames come from.
+    /// Live: makes the outputs exactly `outputs`, matched by URL and settings. Those that stay are
+    /// untouched (no reconnect); new ones start at a keyframe forced on the next frame; removed
+    /// ones close, and so do encodes no output takes any more. A removed publisher is finished on
+    /// a thread of its own (its queue written, then its trailer, cancelled after 2 s): its peer
+    /// may have stopped reading, and this is the thread every other output's frames come from.
     public func setOutputs(_ outputs: [ResolvedOutput]) throws {
-        let wanted = Set(outputs.map(\.url))
         var kept: [(output: ResolvedOutput, destination: Destination)] = []
         for entry in destinations {
-            if wanted.contains(entry.output.url) {
+            if outputs.contains(entry.output) {
                 kept.append(entry)
                 continue
             }
             switch entry.destination {
             case .publisher(let publisher):
                 retirement.retire("tessera-output-removed") { publisher.finish(timeoutSeconds: 2) }
+            case .rtp(let publisher):
+                retirement.retire("tessera-output-removed") { publisher.finish() }
             case .muxer(let muxer): try? muxer.finish()
             case .raw(let writer): try? writer.finish()
             }
         }
         destinationsLock.withLock { destinations = kept }
-        let present = Set(kept.map(\.output.url))
-        for output in outputs where !present.contains(output.url) {
-            try open(output, videoSettings: videoSettings, joinsMidStream: true)
+        let present = kept.map(\.output)
+        for output in outputs where !present.contains(output) {
+            try open(output, joinsMidStream: true)
         }
+        closeUnusedEncoders()
     }
 
     /// Each output's URL (as given) and live state; offline outputs report `live`.
     public var outputStates: [(output: ResolvedOutput, snapshot: Publisher.Snapshot)] {
         destinationsLock.withLock { destinations }.map { entry in
-            if case .publisher(let publisher) = entry.destination { return (entry.output, publisher.snapshot) }
-            return (entry.output, Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0, droppedPackets: 0, lastError: nil))
+            switch entry.destination {
+            case .publisher(let publisher): return (entry.output, publisher.snapshot)
+            case .rtp(let publisher): return (entry.output, publisher.snapshot)
+            case .muxer, .raw:
+                return (entry.output, Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0, droppedPackets: 0, lastError: nil))
+            }
         }
     }
 
@@ -148,27 +257,31 @@ public final class OutputSet {
         case .file(_, let container): return container.muxerName
         case .rtmp: return "flv"
         case .srt: return "mpegts"
+        case .rtp: return nil
         }
     }
 
-    /// Encodes the composite picture for frame `index` (time `index / fps`) and writes it
-    /// everywhere, with `sei` in that frame's access unit.
+    // MARK: Encoding
+
+    /// Encodes the composite picture for frame `index` (time `index / fps`) once per format and
+    /// writes it everywhere, with `sei` in the main encode's access unit.
     public func writeVideo(_ picture: YUVImage, frameIndex: Int64, sei: [SEIMessage] = []) throws {
         for case (_, .raw(let writer)) in destinations { try writer.write(picture) }
-        guard let video else { return }
-        let keyframe = forceKeyframe
-        forceKeyframe = false
-        seiWriter.schedule(sei, frameIndex: frameIndex)
-        try video.encode(picture: picture, pts: frameIndex, forceKeyframe: keyframe) { packet in
-            try distribute(seiWriter.apply(to: packet), streamIndex: 0)
+        if let mainVideoFormat, videoEncoders[mainVideoFormat] != nil { seiWriter.schedule(sei, frameIndex: frameIndex) }
+        for (format, encoder) in videoEncoders {
+            try encoder.encode(picture: picture, pts: frameIndex, forceKeyframe: keyframes.take(format)) { packet in
+                try distributeVideo(packet, format: format)
+            }
         }
     }
 
-    /// Encodes one audio frame (`audioFrameSize` samples) starting at output sample `position`.
+    /// Takes `count` mixed samples per channel starting at output sample `position`; each audio
+    /// encode cuts them into its own frames.
     public func writeAudio(_ planes: [UnsafeMutablePointer<Float>], count: Int, position: Int64) throws {
-        let streamIndex = video == nil ? 0 : 1
-        try audio.encode(audio: planes, count: count, pts: position) { packet in
-            try distribute(packet, streamIndex: streamIndex)
+        for (format, stage) in audioEncoders {
+            try stage.encode(planes, count: count, position: position) { packet in
+                try distributeAudio(packet, format: format)
+            }
         }
     }
 
@@ -176,18 +289,28 @@ public final class OutputSet {
     /// publishers finish side by side, so one stuck peer costs its own timeout once, not one per
     /// output; outputs removed earlier and still finishing are waited for too.
     public func finish() throws {
-        try video?.flush { packet in try distribute(seiWriter.apply(to: packet), streamIndex: 0) }
-        try audio.flush { packet in try distribute(packet, streamIndex: video == nil ? 0 : 1) }
+        for (format, encoder) in videoEncoders {
+            try encoder.flush { packet in try distributeVideo(packet, format: format) }
+        }
+        for (format, stage) in audioEncoders {
+            try stage.encoder.flush { packet in try distributeAudio(packet, format: format) }
+        }
         let seconds = Self.finishSeconds
-        for case (_, .publisher(let publisher)) in destinations {
-            retirement.retire("tessera-output-finish") { publisher.finish(timeoutSeconds: seconds) }
+        for (_, destination) in destinations {
+            switch destination {
+            case .publisher(let publisher):
+                retirement.retire("tessera-output-finish") { publisher.finish(timeoutSeconds: seconds) }
+            case .rtp(let publisher):
+                retirement.retire("tessera-output-finish") { publisher.finish() }
+            case .muxer, .raw: break
+            }
         }
         for (output, destination) in destinations {
             do {
                 switch destination {
                 case .muxer(let muxer): try muxer.finish()
                 case .raw(let writer): try writer.finish()
-                case .publisher: break
+                case .publisher, .rtp: break
                 }
             } catch {
                 throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
@@ -207,27 +330,58 @@ public final class OutputSet {
             if case .file(let path, _) = entry.output.kind { return path }
             return nil
         }
-        for case (_, .publisher(let publisher)) in destinations { publisher.cancel() }
+        for (_, destination) in destinations {
+            switch destination {
+            case .publisher(let publisher): publisher.cancel()
+            case .rtp(let publisher): publisher.cancel()
+            case .muxer, .raw: break
+            }
+        }
         destinationsLock.withLock { destinations.removeAll() }
         for path in files { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// Bytes the encoders have produced so far (for the task's bitrate).
+    /// Bytes the encoders have produced so far, every encode counted (for the task's bitrate).
     public private(set) var encodedBytes: Int64 = 0
 
-    private func distribute(_ packet: Packet, streamIndex: Int) throws {
+    private func distributeVideo(_ packet: Packet, format: VideoEncodeFormat) throws {
         encodedBytes += Int64(packet.pointer.pointee.size)
+        let isMain = format == mainVideoFormat
+        let packet = isMain ? try seiWriter.apply(to: packet) : packet
         for (output, destination) in destinations {
-            if case .publisher(let publisher) = destination {
+            switch destination {
+            case .rtp(let publisher) where publisher.videoFormat == format:
+                publisher.send(packet, isVideo: true)
+            case .publisher(let publisher) where isMain:
+                publisher.send(packet, streamIndex: 0)
+            case .muxer(let muxer) where isMain:
+                try write(packet, streamIndex: 0, to: muxer, output: output)
+            default: break
+            }
+        }
+    }
+
+    private func distributeAudio(_ packet: Packet, format: AudioEncodeFormat) throws {
+        encodedBytes += Int64(packet.pointer.pointee.size)
+        let streamIndex = videoSettings == nil ? 0 : 1
+        for (output, destination) in destinations {
+            switch destination {
+            case .rtp(let publisher) where format == .opus:
+                publisher.send(packet, isVideo: false)
+            case .publisher(let publisher) where format == .aac:
                 publisher.send(packet, streamIndex: streamIndex)
-                continue
+            case .muxer(let muxer) where format == .aac:
+                try write(packet, streamIndex: streamIndex, to: muxer, output: output)
+            default: break
             }
-            guard case .muxer(let muxer) = destination else { continue }
-            do {
-                try muxer.write(packet, streamIndex: streamIndex)
-            } catch {
-                throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
-            }
+        }
+    }
+
+    private func write(_ packet: Packet, streamIndex: Int, to muxer: Muxer, output: ResolvedOutput) throws {
+        do {
+            try muxer.write(packet, streamIndex: streamIndex)
+        } catch {
+            throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
         }
     }
 }

@@ -29,6 +29,10 @@ struct OutputTarget {
             url = output.url
             (formatName, protocols, shiftsStart, isNetwork, folder) = ("mpegts", "srt,udp", true, true, nil)
             options = [:]
+        case .rtp:
+            // Never muxed: `RTPPublisher` packetizes and sends RTP itself (SRTP by libsrtp, RTCP
+            // both ways), which FFmpeg's rtp muxer cannot.
+            preconditionFailure("rtp outputs are sent by RTPPublisher, not a muxer")
         case .file(let path, let container):
             url = path
             let folder = (path as NSString).deletingLastPathComponent

@@ -19,6 +19,14 @@ public final class Publisher: @unchecked Sendable {
         public var reconnects: Int64
         public var droppedPackets: Int64
         public var lastError: String?
+        /// RTP outputs: what was sent and what the receiver reported, and the SDP sent by.
+        public var rtp: RTPOutputStatus?
+        public var sessionDescription: String?
+
+        public init(state: State, bytes: Int64, reconnects: Int64, droppedPackets: Int64, lastError: String?) {
+            self.state = state; self.bytes = bytes; self.reconnects = reconnects
+            self.droppedPackets = droppedPackets; self.lastError = lastError
+        }
     }
 
     /// A packet handed to the publisher's thread (its own reference to the data).

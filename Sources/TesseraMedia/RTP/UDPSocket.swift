@@ -34,6 +34,25 @@ package final class UDPSocket {
         self.port = port
     }
 
+    /// A socket for sending to `destination` (4 or 16 address bytes) from an ephemeral port of
+    /// every interface of its family: an RTP output's, whose receiver learns where to send its
+    /// RTCP from the packets' source.
+    package static func sender(for destination: [UInt8]) throws -> UDPSocket {
+        try UDPSocket(ephemeralOn: destination.count == 4 ? "0.0.0.0" : "::")
+    }
+
+    private init(ephemeralOn address: String) throws {
+        let target = try UDPBindTarget(address)
+        let descriptor = try Self.open(target)
+        guard target.bind(descriptor, port: 0) == 0 else {
+            let reason = String(cString: strerror(tessera_errno()))
+            close(descriptor)
+            throw MediaError("cannot bind a UDP port to send from: \(reason)")
+        }
+        self.descriptor = descriptor
+        port = 0
+    }
+
     /// Whether `address` (a literal) is one of this host's: binding it to an ephemeral port works.
     static func isLocalAddress(_ address: String) -> Bool {
         guard let target = try? UDPBindTarget(address), case .specific = target,

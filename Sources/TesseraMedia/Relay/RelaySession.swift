@@ -30,8 +30,11 @@ public final class RelaySession {
             switch output.kind {
             case .rtmp: return true
             case .file(_, let container): return container == .flv
-            case .srt: return false
+            case .srt, .rtp: return false
             }
+        }
+        if outputs.contains(where: { if case .rtp = $0.kind { return true } else { return false } }) {
+            throw MediaError("rtp outputs send their own encodes (H.264 or VP8, Opus): use mode \"mix\"")
         }
         if needsFLV, let codec = source.description.videoCodec, codec != "h264" {
             throw MediaError("relay to RTMP / FLV carries H.264 video only, and this input is \(codec): use mode \"mix\" to re-encode it")

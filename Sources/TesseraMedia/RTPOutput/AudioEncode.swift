@@ -1,0 +1,42 @@
+import CFFmpeg
+import Foundation
+import TesseraCore
+
+/// One audio encoder with the chunker that cuts the mix into its frame size (1024 samples for
+/// AAC, 20 ms for Opus), so that any number of audio encodes run off one mix.
+final class AudioEncode {
+    let encoder: Encoder
+    private var chunker: AudioFrameChunker
+    /// One frame per channel, owned: what the chunker fills and the encoder reads.
+    private let planes: [UnsafeMutablePointer<Float>]
+
+    init(_ encoder: Encoder, channels: Int) {
+        self.encoder = encoder
+        let frameSize = max(1, encoder.frameSize)
+        chunker = AudioFrameChunker(frameSize: frameSize, channels: channels)
+        planes = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frameSize) }
+    }
+
+    deinit { planes.forEach { $0.deallocate() } }
+
+    /// Takes `count` mixed samples per channel from output sample `position` on, encodes every
+    /// whole frame they complete and hands each packet to `emit`.
+    func encode(_ mix: [UnsafeMutablePointer<Float>], count: Int, position: Int64, emit: (Packet) throws -> Void) throws {
+        chunker.append(mix.map { UnsafePointer($0) }, count: count, start: position)
+        while let start = chunker.nextFrame(into: planes) {
+            try encoder.encode(audio: planes, count: chunker.frameSize, pts: start, emit: emit)
+        }
+    }
+}
+
+/// Keyframe wishes for the video encodes, from any thread: an RTP receiver's PLI arrives on its
+/// publisher's RTCP thread, and the pipeline's thread takes the wish at the next frame.
+final class KeyframeRequests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var wanted = Set<VideoEncodeFormat>()
+
+    func request(_ format: VideoEncodeFormat) { lock.withLock { _ = wanted.insert(format) } }
+
+    /// Whether `format`'s next frame should be a keyframe (and forgets the wish).
+    func take(_ format: VideoEncodeFormat) -> Bool { lock.withLock { wanted.remove(format) != nil } }
+}
