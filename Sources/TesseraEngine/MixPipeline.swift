@@ -32,6 +32,8 @@ public final class MixPipeline: @unchecked Sendable {
         public var lateFrames: Int64
         public var inputs: [InputStatus]
         public var outputs: [OutputStatus]
+        /// The encodes running (`h264-high`, `aac`, `opus`, …): each once, whatever the outputs.
+        public var encodes: [String]? = nil
     }
 
     let task: ResolvedTask
@@ -135,7 +137,7 @@ public final class MixPipeline: @unchecked Sendable {
             ? task.inputs.map { InputStatus(id: $0.id, state: .waiting) }
             : current.map { worker in worker.status.withAudioLevel(stats.audioLevels[worker.input.id]) }
         return Status(running: stats.running, frames: stats.frames, fps: stats.fps, bitrateKbps: stats.bitrateKbps,
-                      lateFrames: stats.lateFrames, inputs: inputStates, outputs: outputStates)
+                      lateFrames: stats.lateFrames, inputs: inputStates, outputs: outputStates, encodes: outputs?.encodes)
     }
 
     private static func outputState(_ state: Publisher.State) -> OutputStatus.State {

@@ -276,6 +276,7 @@ final class ManagedTask: @unchecked Sendable {
             status.workerPid = worker?.pid
             status.workerRestarts = supervision.restarts
             status.node = configuration.nodeId
+            status.encodes = workerStatus.encodes
             for index in status.inputs.indices { status.inputs[index].rtp = rtp[status.inputs[index].id] }
             return status
         }

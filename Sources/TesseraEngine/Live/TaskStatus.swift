@@ -29,6 +29,10 @@ public struct TaskStatus: Codable, Sendable, Equatable {
     public var node: String?
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
+    /// The encodes the task runs, each once however many outputs take it: `h264-high` (or the
+    /// task's profile) and `aac` for RTMP, SRT and files, `h264-baseline` or `vp8` and `opus`
+    /// for RTP outputs.
+    public var encodes: [String]?
 
     public init(taskId: String, state: TaskState, reason: String? = nil, startedAt: String, uptimeSeconds: Double = 0,
                 frames: Int64 = 0, fps: Double = 0, bitrateKbps: Double = 0, lateFrames: Int64 = 0,

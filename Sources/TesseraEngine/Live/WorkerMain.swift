@@ -113,7 +113,7 @@ public enum WorkerMain {
         let status = pipeline.status
         return WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
                             fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,
-                            inputs: status.inputs, outputs: status.outputs)
+                            inputs: status.inputs, outputs: status.outputs, encodes: status.encodes)
     }
 
     private static func failedStatus(_ reason: String) -> WorkerStatus {

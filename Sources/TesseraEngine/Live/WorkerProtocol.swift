@@ -58,6 +58,7 @@ public struct WorkerStatus: Codable, Sendable, Equatable {
     public var lateFrames: Int64
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
+    public var encodes: [String]? = nil
 }
 
 /// Writes whole lines to a file descriptor from any thread (one lock, one `write` loop per line).

@@ -40,8 +40,10 @@ public final class OutputSet {
     private let seiWriter = SEIPacketWriter()
     private let keyframes = KeyframeRequests()
 
-    private var videoEncoders: [VideoEncodeFormat: Encoder] = [:]
-    private var audioEncoders: [AudioEncodeFormat: AudioEncode] = [:]
+    private var videoEncoders: [VideoEncodeFormat: Encoder] = [:] { didSet { nameEncodes() } }
+    private var audioEncoders: [AudioEncodeFormat: AudioEncode] = [:] { didSet { nameEncodes() } }
+    /// `videoEncoders` and `audioEncoders` by name, for the status thread.
+    private var encodeNames: [String] = []
     private var main: MainStreams?
     /// Changed only on the pipeline's thread, always under `destinationsLock`, so that
     /// `outputStates` may read it from the status thread.
@@ -139,6 +141,21 @@ public final class OutputSet {
         videoEncoders = videoEncoders.filter { video.contains($0.key) }
         audioEncoders = audioEncoders.filter { audio.contains($0.key) }
         if !audio.contains(.aac) { main = nil }
+    }
+
+    /// The encodes running now, by name (`h264-high`, `h264-baseline`, `vp8`, `aac`, `opus`).
+    public var encodes: [String] { destinationsLock.withLock { encodeNames } }
+
+    private func nameEncodes() {
+        let video = videoEncoders.keys.map { format -> String in
+            switch format {
+            case .h264(let profile): return "h264-\(profile.rawValue)"
+            case .vp8: return "vp8"
+            }
+        }
+        let audio = audioEncoders.keys.map { $0 == .aac ? "aac" : "opus" }
+        let names = video.sorted() + audio.sorted()
+        destinationsLock.withLock { encodeNames = names }
     }
 
     // MARK: Outputs
