@@ -59,7 +59,7 @@ extension ValidationContext {
         if context.hasVideo, audioPort == port || (!mux && (audioPort == port + 1 || audioPort + 1 == port)) {
             issues.add(path + ".audioPort", "\(audioPort) overlaps the video's RTP or RTCP port (\(mux ? "\(port)" : "\(port), \(port + 1)"))")
         }
-        if rtp.audioPort == nil, audioPort > 65535 - (mux ? 0 : 1) {
+        if firstPort != nil, rtp.audioPort == nil, audioPort > 65535 - (mux ? 0 : 1) {
             issues.add(path + ".audioPort", "the default, the URL's port + 2 (\(audioPort)), is out of range; give audioPort")
         }
         let videoPT = checkPayloadType(rtp.videoPayloadType ?? 96, at: path + ".videoPayloadType")
