@@ -439,11 +439,15 @@ class FfmpegSource:
     def __init__(self, log_dir: Path, video_port: int | None, audio_port: int | None, rgb=(255, 0, 0),
                  tone: float = 440, tone_right: float | None = None, codec: str = "h264", gop: int = 600,
                  video_pt: int = 96, audio_pt: int = 111, srtp_key: str | None = None,
-                 rtcp_ports: dict | None = None, local_rtcp: dict | None = None, size=(320, 240)):
+                 rtcp_ports: dict | None = None, local_rtcp: dict | None = None, size=(320, 240),
+                 ssrcs: dict | None = None):
         log_dir = Path(log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log = log_dir / f"ffmpeg-{video_port}-{audio_port}.log"
         rtcp_ports = rtcp_ports or {}
+        ssrcs = {k: ssrcs.get(k) or random.randrange(1, 2**31) for k in ("video", "audio")} if ssrcs else \
+            {k: random.randrange(1, 2**31) for k in ("video", "audio")}
+        self.ssrcs = ssrcs
         local_rtcp = local_rtcp or {}
         scheme = "srtp" if srtp_key else "rtp"
         srtp = ["-srtp_out_suite", "AES_CM_128_HMAC_SHA1_80", "-srtp_out_params", srtp_key] if srtp_key else []
@@ -473,7 +477,7 @@ class FfmpegSource:
             else:
                 cmd += ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "500k",
                         "-pix_fmt", "yuv420p", "-g", str(gop), "-keyint_min", str(gop), "-auto-alt-ref", "0"]
-            cmd += ["-payload_type", str(video_pt), "-ssrc", str(random.randrange(1, 2**31))] + srtp
+            cmd += ["-payload_type", str(video_pt), "-ssrc", str(ssrcs["video"])] + srtp
             cmd += ["-f", "rtp", url("video", video_port)]
         if audio_port:
             if tone_right is None:
@@ -481,7 +485,7 @@ class FfmpegSource:
             else:
                 cmd += afilter + ["-map", "[st]"]
             cmd += ["-c:a", "libopus", "-b:a", "96k", "-ar", "48000", "-application", "lowdelay",
-                    "-payload_type", str(audio_pt), "-ssrc", str(random.randrange(1, 2**31))] + srtp
+                    "-payload_type", str(audio_pt), "-ssrc", str(ssrcs["audio"])] + srtp
             cmd += ["-f", "rtp", url("audio", audio_port)]
         self.cmd = cmd
         self.started_at = time.monotonic()
@@ -595,10 +599,13 @@ class KeyframeOnRequestSource:
     packetized by it, sent from one socket to `port`; from a second socket (its RTCP port) it sends
     a sender report every `sr_interval` s to `rtcp_port` and answers each PLI / FIR arriving there
     with a keyframe. `keyframes_sent` / `requests` note what happened. It runs on a thread of its
-    own (never on the aiortc loop). `answer_pli=False` makes it ignore requests (as ffmpeg does)."""
+    own (never on the aiortc loop). `answer_pli=False` makes it ignore requests (as ffmpeg does);
+    `send_rtcp=False` sends no RTCP at all; `rtcp_mux=True` sends its reports from the RTP socket to
+    the RTP port and listens for feedback there."""
 
     def __init__(self, port: int, rtcp_port: int | None, codec: str = "h264", pt: int = 96, rgb=(255, 0, 0),
-                 size=(320, 240), sr_interval: float = 1.0, answer_pli: bool = True, send_rtcp: bool = True):
+                 size=(320, 240), sr_interval: float = 1.0, answer_pli: bool = True, send_rtcp: bool = True,
+                 rtcp_mux: bool = False, ssrc: int | None = None):
         patch_aiortc()
         import aiortc.rtcrtpsender as rs
         from aiortc.rtcrtpparameters import RTCRtpCodecParameters
@@ -606,13 +613,17 @@ class KeyframeOnRequestSource:
         self.encoder = rs.get_encoder(RTCRtpCodecParameters(mimeType=mime, clockRate=90000, payloadType=pt))
         self.port, self.rtcp_port, self.pt, self.rgb, self.size = port, rtcp_port, pt, tuple(rgb), size
         self.sr_interval, self.answer_pli, self.send_rtcp = sr_interval, answer_pli, send_rtcp
-        self.ssrc = random.randrange(1, 2**32)
+        self.ssrc = ssrc or random.randrange(1, 2**32)
         self.seq = random.randrange(0, 65536)
         self.rtp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.rtp.bind(("127.0.0.1", 0))
-        self.rtcp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.rtcp.bind(("127.0.0.1", 0))
+        if rtcp_mux:     # RTCP from and to the RTP socket, sender reports to the RTP port
+            self.rtcp, self.rtcp_port = self.rtp, port
+        else:
+            self.rtcp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.rtcp.bind(("127.0.0.1", 0))
         self.rtcp.settimeout(0.05)
+        self.rtcp_mux = rtcp_mux
         self.local_rtcp_port = self.rtcp.getsockname()[1]
         self.requests: list[Feedback] = []
         self.keyframes_sent: list[float] = []
@@ -687,4 +698,5 @@ class KeyframeOnRequestSource:
         for t in self.threads:
             t.join(2)
         self.rtp.close()
-        self.rtcp.close()
+        if not self.rtcp_mux:
+            self.rtcp.close()
