@@ -5,7 +5,9 @@ plugin RTP mountpoint, watched by aiortc WebRTC viewers, everything on 127.0.0.1
   plugin API on free ports the harness picks; its ports; `info()` (Janus's own view, with the age
   of the last packet per stream).
 - `Viewer`: an aiortc viewer that `watch`es a mountpoint, answers Janus's offer and records every
-  decoded video frame (arrival time, RGB on demand) and the decoded audio (s16 stereo 48 kHz).
+  decoded video frame (arrival time, RGB on demand) and the decoded audio (s16 stereo 48 kHz);
+  `Viewer.of_videoroom` is the same as a VideoRoom subscriber.
+- `RemotePublisher`: a VideoRoom `add_remote_publisher` fed by plain RTP (see the facts below).
 - `FfmpegSource`: the `ffmpeg` CLI as the stand-in sender (solid colour + sine, H.264 or VP8 +
   Opus, two RTP outputs, optionally SRTP).
 - `RtcpTap`: a UDP relay on a sender's RTCP path, noting the feedback (PLI / FIR / ...) Janus sends
@@ -31,22 +33,56 @@ Facts about Debian's janus 1.1.2 (established with this harness; see also /work/
   VP8: `"codec": "vp8"` and no fmtp. The rtpmap Janus offers comes from `codec` (H264/90000,
   VP8/90000, opus/48000/2); `pt` is the payload type the sender must use, and Janus offers the
   viewer that same payload type (plus an RTX one, pt+1, for video).
-* H.264 fmtp: aiortc accepts the offer only if `packetization-mode=1` is present (absent = mode 0,
-  which aiortc does not offer) and the profile is (constrained) baseline (`42e01f`, `42001f`; an
-  absent profile-level-id counts as 42e01f). Without a usable fmtp aiortc answers the video
-  m-line with port 0 and the viewer gets no video.
-* `info` (`{"request": "info", "id": N}`): `info.media[]` per stream with `age_ms`: milliseconds
-  since the last packet arrived on that stream's port (since creation while nothing came):
-  "has Janus seen media" = `age_ms` small. `viewers` counts the watching viewers.
+* H.264 fmtp: Janus offers the viewer exactly the mountpoint's fmtp. aiortc accepts H.264 only with
+  `packetization-mode=1` and a (constrained) baseline profile: `profile-level-id=42e01f;
+  packetization-mode=1`, `packetization-mode=1` alone (42e01f assumed) and `42001f` work; no fmtp,
+  `profile-level-id=42e01f` alone (mode 0) or 640c1f (high) make aiortc's setRemoteDescription fail
+  as a whole ("Failed to set remote video description send parameters"): no viewer at all.
+* `info` (`{"request": "info", "id": N}`): `info.media[]` per stream with `age_ms`, the age of the
+  last packet that arrived on that stream's port (since creation while nothing came): "Janus saw
+  media" = small `age_ms`; `viewers` counts watching viewers; `videobufferkf: true` when set.
 * Opus stereo: with `fmtp: stereo=1;sprop-stereo=1` Janus offers `opus/48000/2` with that fmtp and
-  relays the packets untouched: left and right tones arrive separated at the viewer.
-* Keyframe requests: see the tests (test_room_viewer.py) and the report; filled in below.
+  relays the packets untouched: 440 Hz left / 1000 Hz right arrive separated at the viewer.
+* SRTP: root-level `srtpsuite: 80, srtpcrypto: <base64>` + ffmpeg's `srtp://` output with
+  `-srtp_out_suite AES_CM_128_HMAC_SHA1_80 -srtp_out_params <same base64>` works (the whole
+  test takes ~0.3 s); with another key Janus drops everything silently (no frame, no audio).
+* Keyframe requests (PLI) to the source: the mountpoint sends them from its own `rtcpport` socket
+  to the address the last RTCP packet on `rtcpport` came from (ffmpeg's first SR at start is
+  enough). Nothing is ever sent before any RTCP arrived there: a source that sends no RTCP, or
+  sends its reports rtcp-mux'ed to the RTP port, gets no PLI (and no REMB) at all, and a late
+  viewer then waits for the next periodic keyframe. A PLI goes out ~30-50 ms after a new viewer's
+  `start` (Janus's own, at join), then one for each viewer PLI / FIR, at most about one per second
+  (aiortc's viewer repeats PLI while its decoder lacks a reference: PLIs seen 1.0 s apart). REMB
+  also comes to that address, about once a second, once a viewer is watching. A source answering
+  PLI with a keyframe: a viewer joining 10 s in has its first frame ~0.1 s after `watch`.
+  ffmpeg answers no PLI: with `-g 600` a late viewer gets nothing for up to 20 s, and a first viewer
+  must `watch` before ffmpeg starts. `bufferkf: true` on the video stream (Janus keeps the last
+  keyframe and sends it to each new viewer) is the mountpoint-side alternative.
+* VideoRoom remote publishers exist in 1.1.2 and take plain RTP from any sender (not only another
+  Janus's `publish_remotely`): `add_remote_publisher` (room secret + admin_key as sfutools's
+  VideoRoom.request sends them):
+
+      {"request": "add_remote_publisher", "room": R, "secret": S, "admin_key": K, "display": "tessera",
+       "iface": "127.0.0.1", "port": P,
+       "streams": [{"type": "video", "mindex": 0, "mid": "0", "codec": "h264"},
+                   {"type": "audio", "mindex": 1, "mid": "1", "codec": "opus", "stereo": true}]}
+      -> {"videoroom": "success", "id": <feed id>, "ip": "127.0.0.1", "port": P, "rtcp_port": P+1}
+
+  ALL streams go to the one `port`, told apart only by SSRC = 1000 + 10 * mindex (+ simulcast
+  layer): video 1000, audio 1010; other SSRCs are dropped. Payload types are rewritten for each
+  subscriber (H.264 sent as 96 or 107 both work). RTCP from the sender to `rtcp_port` is only
+  latched (last sender wins) and PLIs for new subscribers go there. The room must be created with
+  `"h264_profile": "42e01f"` (per-stream `h264_profile` is mis-declared as a boolean in 1.1.2 and
+  cannot be given), or subscribers are offered H.264 with no fmtp, which aiortc refuses.
+  Tessera's separate video / audio ports and random SSRCs do not fit this as is.
+* Surprises: the Streaming mountpoint offers viewers RTX (pt+1) though the source sends none;
+  explicit mountpoint ports are used as given (Janus's rtp_port_range only applies to port 0);
+  `add_remote_publisher` without `port` picks 10000 (VideoRoom's own default range), so give one.
 """
 from __future__ import annotations
 
 import asyncio
 import fractions
-import os
 import random
 import signal
 import socket
@@ -54,13 +90,14 @@ import struct
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from livetools import wait_until
-from sfutools import ADMIN_KEY, AsyncioThread, JanusError, JanusServer, JanusSession, free_udp_range, patch_aiortc
+from sfutools import (ADMIN_KEY, AsyncioThread, JanusError, JanusServer, JanusSession, VideoRoom, free_udp_range,
+                      patch_aiortc)
 
 H264_FMTP = "profile-level-id=42e01f;packetization-mode=1"
 OPUS_STEREO_FMTP = "stereo=1;sprop-stereo=1"
@@ -151,6 +188,39 @@ class StreamingMountpoint:
     stop = destroy
 
 
+class RemotePublisher:
+    """A VideoRoom "remote publisher" (Janus 1.1 `add_remote_publisher`) fed by a plain RTP sender:
+    every stream to the one `port`, told apart by SSRC (`ssrcs[kind]` = 1000 + 10 * mindex: video
+    1000, audio 1010); the sender's RTCP to `rtcp_port` (Janus latches on the last packet there and
+    sends its PLIs to that address). The room should be created with `h264_profile` (e.g. "42e01f"),
+    or subscribers are offered H.264 without fmtp (packetization-mode 0), which aiortc refuses."""
+
+    def __init__(self, room: VideoRoom, video_codec: str | None = "h264", audio: bool = True,
+                 display: str = "tessera", port: int | None = None):
+        self.room = room
+        streams, self.ssrcs = [], {}
+        for kind, codec in (("video", video_codec), ("audio", "opus" if audio else None)):
+            if codec:
+                s = {"type": kind, "mindex": len(streams), "mid": str(len(streams)), "codec": codec}
+                if kind == "audio":
+                    s["stereo"] = True
+                self.ssrcs[kind] = 1000 + 10 * s["mindex"]
+                streams.append(s)
+        self.request_body = {"request": "add_remote_publisher", "display": display, "iface": "127.0.0.1",
+                             "port": port or free_udp_range(2), "streams": streams}
+        self.answer = room.request(self.request_body)
+        assert self.answer.get("videoroom") == "success", self.answer
+        self.id, self.port, self.rtcp_port = self.answer["id"], self.answer["port"], self.answer["rtcp_port"]
+
+    def remove(self) -> None:
+        try:
+            self.room.request({"request": "remove_remote_publisher", "id": self.id})
+        except (JanusError, OSError):
+            pass
+
+    stop = remove
+
+
 # --------------------------------------------------------------------------------------------- #
 # the viewer
 # --------------------------------------------------------------------------------------------- #
@@ -213,6 +283,8 @@ class Viewer:
         self.name = name
         self.keep_frames = keep_frames
         self.keep_audio_samples = int(keep_audio_seconds * 48000)
+        self.plugin = "janus.plugin.streaming"
+        self.join_body: dict = {"request": "watch", "id": self.mountpoint_id}
         self.session: JanusSession | None = None
         self.handle: int | None = None
         self.pc = None
@@ -228,13 +300,23 @@ class Viewer:
         self.connected_at: float | None = None
         self._tasks: list[asyncio.Task] = []
 
+    @classmethod
+    def of_videoroom(cls, aio: AsyncioThread, janus: JanusServer, room: int, feed: int, name: str = "subscriber",
+                     **kw) -> "Viewer":
+        """The same viewer as a VideoRoom subscriber of publisher `feed` in `room` (a local or a
+        remote publisher): `join` as ptype subscriber instead of `watch`."""
+        v = cls(aio, 0, janus=janus, name=name, **kw)
+        v.mountpoint_id = None
+        v.plugin = "janus.plugin.videoroom"
+        v.join_body = {"request": "join", "ptype": "subscriber", "room": room, "streams": [{"feed": feed}]}
+        return v
+
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, timeout: float = 20, wait_connected: bool = True) -> "Viewer":
         self.session = JanusSession(self.janus.url)
-        self.handle = self.session.attach("janus.plugin.streaming")
-        data, jsep = self.session.message(self.handle, {"request": "watch", "id": self.mountpoint_id},
-                                          timeout=timeout)
-        assert jsep and jsep.get("type") == "offer", f"watch: no offer from Janus: {data}"
+        self.handle = self.session.attach(self.plugin)
+        data, jsep = self.session.message(self.handle, self.join_body, timeout=timeout)
+        assert jsep and jsep.get("type") == "offer", f"{self.join_body['request']}: no offer from Janus: {data}"
         self.offer_sdp = jsep["sdp"]
         self.answer_sdp = self.aio.run(self._answer(self.offer_sdp), timeout)
         data, _ = self.session.message(self.handle, {"request": "start"},

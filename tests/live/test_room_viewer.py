@@ -11,6 +11,7 @@ WebRTC viewers, all on 127.0.0.1. No Tessera binary is needed.
 | test_late_viewer_gets_a_picture_within_2s | 10 s late join, source answering PLI with a keyframe |
 | test_no_pli_without_rtcp_from_the_source (no RTCP, rtcp-mux) | Janus cannot request keyframes then |
 | test_bufferkf_gives_a_late_viewer_the_last_keyframe | the mountpoint's own alternative (ffmpeg ignoring PLI) |
+| test_videoroom_remote_publisher_fed_by_plain_rtp | VideoRoom `add_remote_publisher`: one port, SSRC 1000 / 1010, PLI to the rtcp_port's latched address |
 
 Each test is ≤ 30 s and passes with one core busy (`yes > /dev/null`).
 """
@@ -23,8 +24,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from roomviewer import (FfmpegSource, KeyframeOnRequestSource, RtcpTap, StreamingMountpoint, Viewer)
-from sfutools import AsyncioThread, JanusServer, build_noloop_preload, srtp_key
+from roomviewer import (FfmpegSource, KeyframeOnRequestSource, RemotePublisher, RtcpTap, StreamingMountpoint,
+                        Viewer)
+from livetools import free_port
+from sfutools import AsyncioThread, JanusServer, VideoRoom, build_noloop_preload, srtp_key
 
 pytestmark = pytest.mark.live
 
@@ -246,3 +249,40 @@ def test_bufferkf_gives_a_late_viewer_the_last_keyframe(janus, aio, closers, tmp
     late.wait_for(lambda v: near(v.colour_at(0.5, 0.5), RED), PICTURE_WITHIN + 2, "red for the late viewer")
     assert late.frames[0].t - joined <= PICTURE_WITHIN, f"{late.frames[0].t - joined:.2f} s"
 
+
+
+def test_videoroom_remote_publisher_fed_by_plain_rtp(janus, aio, closers, tmp_path):
+    """Janus 1.1.2's VideoRoom "remote publisher" takes plain RTP from any sender: video and audio to
+    the one port it gives, SSRC 1000 (mindex 0) and 1010 (mindex 1), payload types rewritten for each
+    subscriber; the sender's RTCP on `rtcp_port` is latched and PLI for a new subscriber goes there.
+    The room needs `h264_profile` so that subscribers are offered packetization-mode=1."""
+    room = started(closers, _Closing(VideoRoom(janus, extra={"h264_profile": "42e01f"}), "destroy"))
+    pub = started(closers, RemotePublisher(room.obj))
+    assert any(p.get("remote") and p["id"] == pub.id for p in room.obj.participants()), room.obj.participants()
+    first = started(closers, Viewer.of_videoroom(aio, janus, room.obj.room, pub.id, name="first").start())
+    src = started(closers, KeyframeOnRequestSource(pub.port, pub.rtcp_port, "h264", pt=96, rgb=RED,
+                                                   ssrc=pub.ssrcs["video"]))
+    # Audio RTCP elsewhere: whatever arrives last on rtcp_port is where Janus's PLIs go.
+    started(closers, FfmpegSource(tmp_path, None, pub.port, tone=440, tone_right=1000, audio_pt=111,
+                                  ssrcs={"audio": pub.ssrcs["audio"]}, rtcp_ports={"audio": free_port()}))
+    first.wait_for(lambda v: near(v.colour_at(0.5, 0.5), RED), 10, "red for the first subscriber")
+    first.wait_for(lambda v: has_tone(v.dominant_tones(1.0, channel=0), 440)
+                   and has_tone(v.dominant_tones(1.0, channel=1), 1000), 10, "440 Hz left, 1000 Hz right")
+    time.sleep(2)
+    joined = time.monotonic()
+    late = started(closers, Viewer.of_videoroom(aio, janus, room.obj.room, pub.id, name="late")
+                   .start(wait_connected=False))
+    late.wait_for(lambda v: near(v.colour_at(0.5, 0.5), RED), PICTURE_WITHIN + 2, "red for the late subscriber")
+    assert late.frames[0].t - joined <= PICTURE_WITHIN, f"{late.frames[0].t - joined:.2f} s"
+    plis = src.keyframe_requests(joined)
+    assert plis and plis[0].source == ("127.0.0.1", pub.rtcp_port), [(f.kinds, f.source) for f in src.requests]
+
+
+class _Closing:
+    """Something whose stop is called `method` (for the closers list)."""
+
+    def __init__(self, obj, method: str):
+        self.obj, self.method = obj, method
+
+    def stop(self):
+        getattr(self.obj, self.method)()
