@@ -403,7 +403,7 @@ class VideoRoom:
     """The SFU controller's side of one VideoRoom room (its own session and handle)."""
 
     def __init__(self, janus: JanusServer, room: int | None = None, secret: str = "room-secret",
-                 videocodec: str = "h264,vp8", audiocodec: str = "opus"):
+                 videocodec: str = "h264,vp8", audiocodec: str = "opus", extra: dict | None = None):
         self.janus = janus
         self.room = room or random.randrange(100000, 999999)
         self.secret = secret
@@ -413,7 +413,7 @@ class VideoRoom:
             "request": "create", "room": self.room, "secret": self.secret, "admin_key": ADMIN_KEY,
             "publishers": 8, "videocodec": videocodec, "audiocodec": audiocodec,
             "fir_freq": 0,      # no periodic keyframe requests from Janus: keyframes come only when asked
-            "bitrate": 0, "notify_joining": False, "description": "tessera sfu test"})
+            "bitrate": 0, "notify_joining": False, "description": "tessera sfu test", **(extra or {})})
         assert data.get("videoroom") == "created", data
 
     def request(self, body: dict) -> dict:
