@@ -14,7 +14,12 @@ Starts its own nginx-rtmp and `tessera serve` on free loopback ports. Then, for 
 2. POST → first RTMP packet: the time from `POST /v1/tasks` answering to nginx-rtmp starting the
    stream's publish (its `exec_publish` hook writes the time), and to the worker's output clock
    starting.
-3. PATCH → first frame that shows it: a task painting its background blue is PATCHed to red; the
+3. Mix to room: the same flashes sent as RTP (a) straight to an RTP player and (b) into a Tessera
+   task whose RTP output (H.264 constrained baseline + Opus, what an SFU forwards to the room) goes
+   to the same kind of player, which reads nothing but the SDP from the output's status. Tessera's
+   share = a participant's packet in to the mixed packet out, with the player's own decoding
+   taken away (median via Tessera - median direct).
+4. PATCH → first frame that shows it: a task painting its background blue is PATCHed to red; the
    first red frame's output time (frame index from its timestamp, the output clock's zero from the
    worker's log line, both on CLOCK_MONOTONIC) minus the moment the PATCH answered, in ms and in
    output frames.
@@ -108,11 +113,13 @@ class Player:
     """`ffmpeg` reading an RTMP stream with no buffering; per decoded frame: arrival time
     (CLOCK_MONOTONIC), timestamp and the frame, shrunk to 64x36 RGB."""
 
-    def __init__(self, procs: Processes, url: str, copyts: bool = False):
-        # One output frame per decoded frame; with `copyts`, the stream's own timestamps.
+    def __init__(self, procs: Processes, url: str, copyts: bool = False, sdp: bool = False):
+        # One output frame per decoded frame; with `copyts`, the stream's own timestamps. An SDP
+        # file (RTP) is read with no reordering wait: the loopback never reorders.
+        source = (["-protocol_whitelist", "file,udp,rtp", "-reorder_queue_size", "0"] if sdp else ["-rw_timeout", "30000000"])
         cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info"] + (["-copyts"] if copyts else []) + [
                "-fflags", "nobuffer", "-flags", "low_delay",
-               "-probesize", "5000000", "-analyzeduration", "3000000", "-rw_timeout", "30000000", "-i", url, "-map", "0:v:0",
+               "-probesize", "5000000", "-analyzeduration", "3000000"] + source + ["-i", url, "-map", "0:v:0",
                "-vf", f"showinfo,scale={SMALL_W}:{SMALL_H}", "-fps_mode", "passthrough", "-pix_fmt", "rgb24",
                "-f", "rawvideo", "-flush_packets", "1", "-"]
         self.proc = procs.start(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -216,10 +223,10 @@ def flash_delays(sent: list[float], arrivals: list[float], frames: list[bytes]) 
     return delays
 
 
-def watch_flashes(procs, sender: FlashSender, url: str, settle: float) -> list[float]:
+def watch_flashes(procs, sender: FlashSender, url: str, settle: float, sdp: bool = False) -> list[float]:
     """Plays `url` from `settle` seconds after the sender started until it ends; the flash delays seen."""
     time.sleep(settle)
-    player = Player(procs, url)
+    player = Player(procs, url, sdp=sdp)
     sender.join()
     time.sleep(1.0)
     arrivals, frames, _ = player.snapshot()
@@ -255,6 +262,55 @@ def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tu
                                  "-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-shortest", "-f", "rtp", "-payload_type", "111",
                                  f"rtp://127.0.0.1:{audio_port}?rtcpport={audio_port + 1}"], seconds)
     via = watch_flashes(procs, sender, f"{rtmp}/{task_id}", settle=1.5)
+    api.call("DELETE", f"/v1/tasks/{task_id}")
+    return direct, via
+
+
+def rtp_sdp(port: int, audio_port: int) -> str:
+    """What the flash sender's two RTP streams are: H.264 and Opus."""
+    return (f"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=flash\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+            f"m=video {port} RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\n"
+            f"m=audio {audio_port} RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n")
+
+
+def rtp_sender_args(port: int, audio_port: int) -> list[str]:
+    return (["-map", "0:v"] + VIDEO_CODEC + ["-f", "rtp", "-payload_type", "96", f"rtp://127.0.0.1:{port}?rtcpport={port + 1}",
+            "-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-shortest", "-f", "rtp", "-payload_type", "111",
+            f"rtp://127.0.0.1:{audio_port}?rtcpport={audio_port + 1}"])
+
+
+def measure_room(procs, api, mode: str, seconds: float, tag: str, work: Path) -> tuple[list[float], list[float]]:
+    """Flashes as RTP straight to a player, and through a Tessera task's RTP output."""
+    # (a) straight to the player.
+    port, audio_port = free_udp_pair(), free_udp_pair()
+    direct_sdp = work / f"room-direct-{tag}.sdp"
+    direct_sdp.write_text(rtp_sdp(port, audio_port))
+    sender = FlashSender(procs, rtp_sender_args(port, audio_port), seconds)
+    direct = watch_flashes(procs, sender, str(direct_sdp), settle=1.0, sdp=True)
+
+    # (b) into a task, out of its RTP output.
+    port, audio_port = free_udp_pair(), free_udp_pair()
+    out_port = free_udp_pair()
+    task_id = f"room-{tag}"
+    doc = {"taskId": task_id, "inputs": [{"id": "cam", "rtp": {"sdp": rtp_sdp(port, audio_port)}}],
+           "encoder": {"video": {"width": W, "height": H, "fps": FPS, "bitrateKbps": 1500, "preset": "veryfast",
+                                 "latency": mode}},
+           "layout": {"regions": [{"input": "cam", "x": 0, "y": 0, "width": W, "height": H}]},
+           "outputs": [{"url": f"rtp://127.0.0.1:{out_port}"}]}
+    code, body = api.call("POST", "/v1/tasks", doc)
+    if code != 201:
+        raise SystemExit(f"POST answered {code}: {body}")
+    room_sdp = work / f"room-via-{tag}.sdp"
+    for _ in range(50):
+        outputs = api.call("GET", f"/v1/tasks/{task_id}")[1].get("outputs", [])
+        if outputs and outputs[0].get("sdp"):
+            room_sdp.write_text(outputs[0]["sdp"])
+            break
+        time.sleep(0.1)
+    else:
+        raise SystemExit(f"{task_id}: the RTP output reported no SDP")
+    sender = FlashSender(procs, rtp_sender_args(port, audio_port), seconds)
+    via = watch_flashes(procs, sender, str(room_sdp), settle=1.5, sdp=True)
     api.call("DELETE", f"/v1/tasks/{task_id}")
     return direct, via
 
@@ -354,6 +410,7 @@ def main() -> int:
         print(f"# latency — {W}x{H}@{FPS}, sender x264 ultrafast zero-latency, player ffmpeg nobuffer/low_delay; "
               f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
         results = {}
+        room_results = {}
         for mode in ("normal", "low"):
             direct, via = measure_flashes(procs, rtmp, api, mode, args.seconds, mode)
             if not direct or not via:
@@ -361,12 +418,24 @@ def main() -> int:
             first_ms, zero_ms, patch_ms, patch_frames = measure_post_and_patch(procs, rtmp, api, mode, media, log, mode)
             d, v = statistics.median(direct) * 1000, statistics.median(via) * 1000
             results[mode] = (d, v, v - d, first_ms, zero_ms, patch_ms, patch_frames, len(direct), len(via))
+            room_direct, room_via = measure_room(procs, api, mode, args.seconds, mode, work)
+            if not room_direct or not room_via:
+                raise SystemExit(f"{mode}: room flashes seen direct {len(room_direct)}, via Tessera {len(room_via)}")
+            rd, rv = statistics.median(room_direct) * 1000, statistics.median(room_via) * 1000
+            room_results[mode] = (rd, rv, rv - rd, min(room_via) * 1000 - rd, max(room_via) * 1000 - rd,
+                                  len(room_direct), len(room_via))
         print()
         print(f"{'mode':8} {'direct ms':>10} {'via tessera':>12} {'added ms':>9} {'POST→publish':>13} {'(clock zero)':>13} "
               f"{'PATCH→frame ms':>15} {'frames':>7}  flashes")
         for mode, (d, v, added, first_ms, zero_ms, patch_ms, patch_frames, nd, nv) in results.items():
             print(f"{mode:8} {d:10.0f} {v:12.0f} {added:9.0f} {first_ms:13.0f} {zero_ms:13.0f} {patch_ms:15.1f} {patch_frames:7.2f}  {nd}/{nv}")
         print()
+        print("mix to room (RTP in → RTP out, H.264 constrained baseline + Opus):")
+        print(f"{'mode':8} {'direct ms':>10} {'via tessera':>12} {'added ms':>9} {'added min':>10} {'added max':>10}  flashes")
+        for mode, (d, v, added, low, high, nd, nv) in room_results.items():
+            print(f"{mode:8} {d:10.0f} {v:12.0f} {added:9.0f} {low:10.0f} {high:10.0f}  {nd}/{nv}")
+        print()
+        print("mix to room: sender → RTP → player, and sender → RTP → Tessera → RTP output → player (the output's SDP);")
         print("direct: sender → nginx → player; via tessera: sender → RTP → Tessera → nginx → player (medians);")
         print("POST→publish: the POST answering to nginx-rtmp starting the stream's publish (exec_publish; the first")
         print("media packets follow at once); (clock zero): to the worker's output clock starting;")

@@ -83,14 +83,26 @@ import TesseraCore
         #expect(!issues.contains { $0.message.contains("c2hvcnQ") }, "a key is never echoed")
     }
 
+    /// Janus's VideoRoom remote publisher: one port for both, its own RTCP port.
+    @Test func givenRTCPPorts() throws {
+        let settings = try Self.settings(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"audioPort": 5000, "videoRtcpPort": 10000, "audioRtcpPort": 10000}}"#)
+        #expect(settings.video?.rtcpPort == 10000 && settings.audio.rtcpPort == 10000 && settings.audio.port == 5000)
+    }
+
     @Test func portsAndURLs() {
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1"}"#) == ["outputs[0].url"])
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:65535"}"#) == ["outputs[0].url"])
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:65535", "rtp": {"rtcpMux": true, "audioPort": 6000}}"#) == [])
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000/live?x=1"}"#) == ["outputs[0].url"])
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"audioPort": 5001}}"#) == ["outputs[0].rtp.audioPort"])
-        #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"audioPort": 5000, "rtcpMux": true}}"#)
-            == ["outputs[0].rtp.audioPort"])
+        // One port for both, as a Janus VideoRoom remote publisher takes them: distinct payload types.
+        #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"audioPort": 5000, "videoSsrc": 1000, "audioSsrc": 1010}}"#)
+            == [])
+        #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"audioPort": 5000, "audioPayloadType": 96}}"#)
+            == ["outputs[0].rtp.audioPayloadType"])
+        #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"rtcpMux": true, "videoRtcpPort": 6001, "audioRtcpPort": 0}}"#)
+            == ["outputs[0].rtp.videoRtcpPort", "outputs[0].rtp.audioRtcpPort"])
+        #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"audioRtcpPort": 0}}"#) == ["outputs[0].rtp.audioRtcpPort"])
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000", "rtp": {"videoSsrc": 7, "audioSsrc": 7}}"#)
             == ["outputs[0].rtp.audioSsrc"])
         #expect(Self.paths(#"{"url": "rtmp://127.0.0.1/live/x", "rtp": {}}"#) == ["outputs[0].rtp"])

@@ -180,6 +180,10 @@ public struct OutputSpec: Codable, Sendable, Equatable {
 /// Unset fields take the defaults the validator names (`RTPOutputSettings`).
 public struct RTPOutputSpec: Codable, Sendable, Equatable {
     public var audioPort: Int?
+    /// Where each stream's RTCP goes when it is not port + 1 (a receiver that gave its own RTCP
+    /// port, as Janus's VideoRoom remote publisher does).
+    public var videoRtcpPort: Int?
+    public var audioRtcpPort: Int?
     public var videoCodec: String?
     public var audioCodec: String?
     public var videoPayloadType: Int?

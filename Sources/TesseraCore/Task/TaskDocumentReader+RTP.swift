@@ -67,6 +67,8 @@ extension TaskDocumentReader {
         var rtp = rtp
         var spec = RTPOutputSpec()
         spec.audioPort = rtp.int("audioPort", issues: &issues)
+        spec.videoRtcpPort = rtp.int("videoRtcpPort", issues: &issues)
+        spec.audioRtcpPort = rtp.int("audioRtcpPort", issues: &issues)
         spec.videoCodec = rtp.string("videoCodec", issues: &issues)
         spec.audioCodec = rtp.string("audioCodec", issues: &issues)
         spec.videoPayloadType = rtp.int("videoPayloadType", issues: &issues)

@@ -44,7 +44,7 @@ extension ValidationContext {
         let taskId = context.taskId ?? ""
         if !context.hasVideo {
             for (field, given) in [("videoCodec", rtp.videoCodec != nil), ("videoPayloadType", rtp.videoPayloadType != nil),
-                                   ("videoSsrc", rtp.videoSsrc != nil)] where given {
+                                   ("videoSsrc", rtp.videoSsrc != nil), ("videoRtcpPort", rtp.videoRtcpPort != nil)] where given {
                 issues.add(path + "." + field, "the task has no video (encoder.video), so this output sends audio alone")
             }
         }
@@ -56,14 +56,20 @@ extension ValidationContext {
                 issues.add(path + ".audioPort", "an audio-only task sends audio to the URL's port; leave audioPort out")
             }
         }
-        if context.hasVideo, audioPort == port || (!mux && (audioPort == port + 1 || audioPort + 1 == port)) {
-            issues.add(path + ".audioPort", "\(audioPort) overlaps the video's RTP or RTCP port (\(mux ? "\(port)" : "\(port), \(port + 1)"))")
+        // One port for both (a Janus VideoRoom remote publisher, a BUNDLE-style receiver): told
+        // apart by SSRC and payload type. Otherwise an RTCP port must not land on the other's RTP.
+        let sharedPort = context.hasVideo && audioPort == port
+        if context.hasVideo, !mux, audioPort == port + 1 || audioPort + 1 == port {
+            issues.add(path + ".audioPort", "\(audioPort) overlaps the video's RTP or RTCP port (\(port), \(port + 1))")
         }
         if firstPort != nil, rtp.audioPort == nil, audioPort > 65535 - (mux ? 0 : 1) {
             issues.add(path + ".audioPort", "the default, the URL's port + 2 (\(audioPort)), is out of range; give audioPort")
         }
         let videoPT = checkPayloadType(rtp.videoPayloadType ?? 96, at: path + ".videoPayloadType")
         let audioPT = checkPayloadType(rtp.audioPayloadType ?? 111, at: path + ".audioPayloadType")
+        if sharedPort, videoPT == audioPT {
+            issues.add(path + ".audioPayloadType", "video and audio share port \(port), so their payload types must differ")
+        }
         let videoSSRC = checkSSRC(rtp.videoSsrc, at: path + ".videoSsrc")
             ?? RTPOutputSettings.defaultSSRC(taskId: taskId, url: spec.url, medium: "video")
         var audioSSRC = checkSSRC(rtp.audioSsrc, at: path + ".audioSsrc")
@@ -75,12 +81,22 @@ extension ValidationContext {
                 audioSSRC = videoSSRC &+ 1
             }
         }
+        for (field, given) in [("videoRtcpPort", rtp.videoRtcpPort), ("audioRtcpPort", rtp.audioRtcpPort)] {
+            guard let given else { continue }
+            if mux {
+                issues.add(path + "." + field, "with rtcpMux, RTCP shares the RTP port; leave \(field) out")
+            } else if !(1...65535).contains(given) {
+                issues.add(path + "." + field, "must be from 1 to 65535")
+            }
+        }
         let srtp = rtp.srtp.flatMap { resolveSRTP($0, at: path + ".srtp") }
         guard issues.count == before, let firstPort, let videoCodec, let audioCodec else { return nil }
-        let rtcp: (Int) -> Int = { mux ? $0 : $0 + 1 }
+        let rtcp: (Int, Int?) -> Int = { port, given in mux ? port : given ?? port + 1 }
         let video = context.hasVideo
-            ? RTPOutputSettings.Stream(port: firstPort, rtcpPort: rtcp(firstPort), payloadType: videoPT, ssrc: videoSSRC) : nil
-        let audio = RTPOutputSettings.Stream(port: audioPort, rtcpPort: rtcp(audioPort), payloadType: audioPT, ssrc: audioSSRC)
+            ? RTPOutputSettings.Stream(port: firstPort, rtcpPort: rtcp(firstPort, rtp.videoRtcpPort), payloadType: videoPT,
+                                       ssrc: videoSSRC) : nil
+        let audio = RTPOutputSettings.Stream(port: audioPort, rtcpPort: rtcp(audioPort, rtp.audioRtcpPort), payloadType: audioPT,
+                                             ssrc: audioSSRC)
         return RTPOutputSettings(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), video: video,
                                  videoCodec: videoCodec, audio: audio, audioCodec: audioCodec, rtcpMux: mux, srtp: srtp)
     }

@@ -169,17 +169,19 @@ final class RTPPublisher: @unchecked Sendable {
 
     private func runFeedbackLoop() {
         let streams = lock.withLock { [video, audio].compactMap { $0 } }
-        let sockets = streams.map(\.rtcpSocket)
+        // Feedback is read wherever it comes: most receivers answer the RTCP socket, but some send
+        // it to where the RTP came from (a Janus VideoRoom remote publisher latches that address).
+        let sockets = streams.flatMap { $0.rtcpSocket === $0.rtpSocket ? [$0.rtpSocket] : [$0.rtpSocket, $0.rtcpSocket] }
         var buffer = [UInt8](repeating: 0, count: 2048)
         while !lock.withLock({ stopping }) {
             UDPSocket.wait(for: sockets, wake: -1, timeoutMilliseconds: 50)
             let now = MonotonicClock.seconds
             let ntp = NTPClock.now()
             var wantsKeyframe = false
-            for stream in streams {
-                while let received = buffer.withUnsafeMutableBytes({ stream.rtcpSocket.receiveWithSender(into: $0) }) {
-                    let actions = lock.withLock { read(&buffer, received, for: stream, streams: streams, now: now, ntp: ntp) }
-                    wantsKeyframe = wantsKeyframe || actions
+            for socket in sockets {
+                while let received = buffer.withUnsafeMutableBytes({ socket.receiveWithSender(into: $0) }) {
+                    let asks = lock.withLock { read(&buffer, received, streams: streams, now: now, ntp: ntp) }
+                    wantsKeyframe = wantsKeyframe || asks
                 }
             }
             lock.withLock {
@@ -198,11 +200,11 @@ final class RTPPublisher: @unchecked Sendable {
         }
     }
 
-    /// Reads one datagram that came back on `stream`'s RTCP socket; true when it asks for a
-    /// keyframe now. Feedback about either SSRC is given to both streams' sessions, which keep
-    /// what names their own SSRC (with rtcp-mux one socket may carry both).
-    private func read(_ buffer: inout [UInt8], _ received: UDPSocket.Received, for stream: RTPSentStream,
-                      streams: [RTPSentStream], now: Double, ntp: UInt64) -> Bool {
+    /// Reads one datagram that came back on one of the output's sockets; true when it asks for a
+    /// keyframe now. Feedback is given to every stream's session, which keeps what names its own
+    /// SSRC: a receiver may send either stream's feedback to either socket.
+    private func read(_ buffer: inout [UInt8], _ received: UDPSocket.Received, streams: [RTPSentStream],
+                      now: Double, ntp: UInt64) -> Bool {
         guard !received.truncated else { return refuse("a datagram longer than \(buffer.count) bytes from \(received.sender)") }
         var length = received.length
         var plain = false
