@@ -111,6 +111,10 @@ import TesseraCore
 
     @Test func needsALiveMixAtAnOpusRate() {
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000"}"#, extra: #""pace": "asap","#) == ["outputs[0].url"])
+        // Offline (`tessera mix`, `validate`), a task that names no pace runs on the wall clock.
+        let offline = TaskFixtures.options(offline: true, pace: .asap)
+        let task = TaskFixtures.task(TaskFixtures.validate(Self.document(#"{"url": "rtp://127.0.0.1:5000"}"#), options: offline))
+        #expect(task?.pace == .realtime)
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000"}"#, video: false, extra: #""encoder": {"audio": {"sampleRate": 44100}},"#)
             == ["encoder.audio.sampleRate"])
         #expect(Self.paths(#"{"url": "rtp://127.0.0.1:5000"}"#, video: false, extra: #""encoder": {"audio": {"sampleRate": 16000}},"#)

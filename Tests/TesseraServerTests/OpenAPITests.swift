@@ -99,7 +99,7 @@ import Yams
         #expect(check.problems.isEmpty, "\(check.problems)")
         let unused = ["TaskDocument", "Input", "RTPInput", "RTPAllocation", "RTPVideoMedium", "RTPAudioMedium",
                       "Encoder", "VideoEncoder", "AudioEncoder", "Layout", "Region",
-                      "AudioMix", "Output", "SEI"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
+                      "AudioMix", "Output", "RTPOutput", "SEI"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
             .subtracting(check.used)
         #expect(unused.isEmpty, "declared in openapi.yaml but not in TaskDocument: \(unused.sorted())")
     }
@@ -158,9 +158,16 @@ enum Samples {
         input.rtcp = rtcp
         var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
         output.files = ["room.mp4"]
+        var room = OutputStatus(url: "rtp://127.0.0.1:5004", state: .live, bytes: 100)
+        room.sdp = "v=0"
+        let sent = RTPSentStreamStatus(ssrc: 1, packets: 10, bytes: 1000, senderReports: 2, receiverReports: 1, pli: 1, fir: 1,
+                                       keyframesRequested: 1, nackedPackets: 1, fractionLost: 0.1, cumulativeLost: 2,
+                                       jitterMs: 3, rttMs: 4)
+        room.rtp = RTPOutputStatus(destination: "127.0.0.1:5004", video: sent, audio: sent, refusedDatagrams: 1, plainFeedback: 1)
         var status = TaskStatus(taskId: "room", state: .running, reason: "because", startedAt: "2026-01-01T00:00:00Z",
                                 uptimeSeconds: 1, frames: 30, fps: 30, bitrateKbps: 2500, lateFrames: 0, sequence: 3,
-                                inputs: [input], outputs: [output])
+                                inputs: [input], outputs: [output, room])
+        status.encodes = ["h264-high", "aac"]
         status.workerPid = 42
         status.workerRestarts = 1
         status.node = "node-a"
@@ -176,8 +183,21 @@ enum Samples {
     }
 
     static var taskDocuments: [TaskDocument] {
-        let video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast",
+        var video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast",
                                      latency: "low", threads: 2)
+        video.profile = "baseline"
+        var room = RTPOutputSpec()
+        room.audioPort = 5006
+        room.videoRtcpPort = 5005
+        room.audioRtcpPort = 5007
+        room.videoCodec = "h264"
+        room.audioCodec = "opus"
+        room.videoPayloadType = 96
+        room.audioPayloadType = 111
+        room.videoSsrc = 1
+        room.audioSsrc = 2
+        room.rtcpMux = false
+        room.srtp = SRTPSpec(suite: "AES_CM_128_HMAC_SHA1_80", key: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd")
         let encoder = EncoderSpec(video: video, audio: AudioEncoderSpec(sampleRate: 48000, channels: 2, bitrateKbps: 128, codec: "aac"))
         let regions = [
             RegionSpec(input: "cam", units: "pixels", x: 0, y: 0, width: 640, height: 360, zOrder: 1, alpha: 1,
@@ -205,7 +225,7 @@ enum Samples {
             layout: LayoutSpec(backgroundColor: "#000000", backgroundImage: "bg.png", template: "grid", regions: regions,
                                fill: "present", audioOnlySlots: true, main: "sfu"),
             audio: AudioSpec(inputs: ["cam"], volumes: ["cam": 100]),
-            outputs: [OutputSpec(url: "out.mp4")])
+            outputs: [OutputSpec(url: "out.mp4"), OutputSpec(url: "rtp://127.0.0.1:5004", rtp: room)])
         full.sei = SEISpec(volume: VolumeSEISpec(intervalMs: 1000, uuid: "0d6e1a9f3c2b4d8e8f7a6b5c4d3e2f10"), appData: "room")
         return [full, TaskDocument(inputs: [InputSpec(id: "a", url: "a.mp4")], outputs: [OutputSpec(url: "o.mp4")])]
     }

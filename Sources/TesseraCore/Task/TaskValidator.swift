@@ -58,7 +58,10 @@ struct ValidationContext {
     mutating func resolve(_ document: TaskDocument) -> ResolvedTask? {
         let taskId = resolveTaskId(document.taskId)
         let mode = resolveEnum(document.mode, at: "mode", default: TaskMode.mix)
-        let pace = resolveEnum(document.pace, at: "pace", default: options.defaultPace)
+        // An rtp output is sent as it is made: without a pace of its own such a task runs on the
+        // wall clock even under `tessera mix`.
+        let sendsRTP = document.outputs.contains { TaskPathResolver.scheme(of: $0.url) == "rtp" }
+        let pace = resolveEnum(document.pace, at: "pace", default: sendsRTP ? .realtime : options.defaultPace)
         let maxDuration = resolveDuration(document.maxDurationSeconds, at: "maxDurationSeconds")
         let idleTimeout = resolveDuration(document.idleTimeoutSeconds, at: "idleTimeoutSeconds") ?? 30
         let callbackUrl = resolveCallback(document.callbackUrl)
