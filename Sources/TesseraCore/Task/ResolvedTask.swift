@@ -148,6 +148,8 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
         case srt
         /// `rtp:`: RTP (SRTP) to an SFU, with its own codecs (`RTPOutputSettings`).
         case rtp(RTPOutputSettings)
+        /// `….m3u8`: HLS segments and playlists, as files or HTTP `PUT`s.
+        case hls(HLSSettings)
     }
     public var url: String
     public var kind: Kind

@@ -173,7 +173,21 @@ public struct OutputSpec: Codable, Sendable, Equatable {
     public var url: String
     /// `rtp://HOST:PORT` outputs only: what is sent where (see `RTPOutputSpec`).
     public var rtp: RTPOutputSpec?
+    /// `.m3u8` outputs only: how segments are cut and kept.
+    public var hls: HLSSpec?
     public init(url: String, rtp: RTPOutputSpec? = nil) { self.url = url; self.rtp = rtp }
+}
+
+/// `outputs[].hls`.
+public struct HLSSpec: Codable, Sendable, Equatable {
+    public var segmentSeconds: Double?
+    public var playlist: String?
+    public var windowSegments: Int?
+    public var segmentFormat: String?
+    public init(segmentSeconds: Double? = nil, playlist: String? = nil, windowSegments: Int? = nil, segmentFormat: String? = nil) {
+        self.segmentSeconds = segmentSeconds; self.playlist = playlist; self.windowSegments = windowSegments
+        self.segmentFormat = segmentFormat
+    }
 }
 
 /// `outputs[].rtp`: the mix sent back into the room as RTP, as the SFU that receives it expects.

@@ -1,9 +1,20 @@
 import Foundation
 
-/// `outputs[]`: RTMP / SRT pushes, RTP into the room, and files, each URL once.
+/// `outputs[]`: RTMP / SRT pushes, RTP into the room, HLS, and files, each URL once.
 extension ValidationContext {
+    /// Everything an output needs from the rest of the task.
+    struct OutputContext {
+        var taskId: String?
+        var hasVideo: Bool
+        var mode: TaskMode?
+        var pace: Pace?
+        var audioSampleRate: Int?
+        /// The resolved video encoder (nil without video, or when it had issues).
+        var video: VideoSettings?
+    }
+
     mutating func resolveOutputs(_ specs: [OutputSpec], inputs: [ResolvedInput?], hasVideo: Bool,
-                                 mode: TaskMode?, rtp: RTPOutputContext) -> [ResolvedOutput]? {
+                                 mode: TaskMode?, context: OutputContext) -> [ResolvedOutput]? {
         let before = issues.count
         if specs.isEmpty { issues.add("outputs", "at least one output is required") }
         if specs.count > options.maxOutputs {
@@ -23,13 +34,27 @@ extension ValidationContext {
             }
             seenURLs[spec.url] = index
             if TaskPathResolver.scheme(of: spec.url) == "rtp" {
-                if let settings = resolveRTPOutput(spec, at: index, context: rtp) {
+                if let settings = resolveRTPOutput(spec, at: index, context: context) {
                     outputs.append(ResolvedOutput(url: spec.url, kind: .rtp(settings)))
                 }
                 continue
             }
             if spec.rtp != nil {
                 issues.add(FieldPath.element("outputs", index) + ".rtp", "only rtp://HOST:PORT outputs take rtp settings")
+            }
+            if HLSOutputs.isPlaylist(spec.url) {
+                if let settings = resolveHLSOutput(spec, at: index, context: context) {
+                    if let earlier = seenFiles[settings.playlist] {
+                        issues.add(path, "names the same playlist as outputs[\(earlier)]")
+                        continue
+                    }
+                    seenFiles[settings.playlist] = index
+                    outputs.append(ResolvedOutput(url: spec.url, kind: .hls(settings)))
+                }
+                continue
+            }
+            if spec.hls != nil {
+                issues.add(FieldPath.element("outputs", index) + ".hls", "only .m3u8 outputs take hls settings")
             }
             guard let kind = resolveOutputKind(spec.url, at: path, hasVideo: hasVideo, mode: mode) else { continue }
             if case .file(let file, _) = kind {
@@ -70,7 +95,7 @@ extension ValidationContext {
             let ext = URL(fileURLWithPath: given).pathExtension
             guard let container = Container(fileExtension: ext) else {
                 let named = ext.isEmpty ? "no extension" : "no container for extension \".\(ext)\""
-                issues.add(path, "\(named); use .mp4, .flv, .mkv, .ts or .y4m")
+                issues.add(path, "\(named); use .mp4, .flv, .mkv, .ts, .y4m or .m3u8 (HLS)")
                 return nil
             }
             if container == .y4m && (!hasVideo || mode == .relay) {

@@ -2,19 +2,11 @@ import Foundation
 
 /// `outputs[]` with an `rtp://HOST:PORT` URL and its `rtp` object: the mix sent back into the room.
 extension ValidationContext {
-    /// Everything the output needs from the rest of the task.
-    struct RTPOutputContext {
-        var taskId: String?
-        var hasVideo: Bool
-        var mode: TaskMode?
-        var pace: Pace?
-        var audioSampleRate: Int?
-    }
 
     /// Rates libopus encodes at; the RTP clock stays 48 kHz (RFC 7587).
     static let opusSampleRates = [8000, 12000, 16000, 24000, 48000]
 
-    mutating func resolveRTPOutput(_ spec: OutputSpec, at index: Int, context: RTPOutputContext) -> RTPOutputSettings? {
+    mutating func resolveRTPOutput(_ spec: OutputSpec, at index: Int, context: OutputContext) -> RTPOutputSettings? {
         let base = FieldPath.element("outputs", index)
         let urlPath = base + ".url"
         let path = base + ".rtp"

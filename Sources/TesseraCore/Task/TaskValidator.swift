@@ -72,10 +72,10 @@ struct ValidationContext {
         let audio = resolveAudioSettings(document.encoder?.audio ?? AudioEncoderSpec(), at: "encoder.audio")
         let layout = resolveLayoutSection(document, mode: mode, inputIds: inputIds)
         let audioMix = resolveAudioMix(document.audio, inputIds: inputIds)
-        let rtpContext = RTPOutputContext(taskId: taskId, hasVideo: document.encoder?.video != nil, mode: mode, pace: pace,
-                                          audioSampleRate: audio?.sampleRate)
+        let outputContext = OutputContext(taskId: taskId, hasVideo: document.encoder?.video != nil, mode: mode, pace: pace,
+                                          audioSampleRate: audio?.sampleRate, video: video)
         let outputs = resolveOutputs(document.outputs, inputs: inputs, hasVideo: document.encoder?.video != nil,
-                                     mode: mode, rtp: rtpContext)
+                                     mode: mode, context: outputContext)
 
         let sei = resolveSEI(document.sei, hasVideo: document.encoder?.video != nil, mode: mode)
         if mode == .relay { checkRelay(document) }

@@ -274,6 +274,7 @@ public final class OutputSet {
         case .file(_, let container): return container.muxerName
         case .rtmp: return "flv"
         case .srt: return "mpegts"
+        case .hls(let hls): return hls.segmentFormat == .fmp4 ? "mp4" : "mpegts"
         case .rtp: return nil
         }
     }

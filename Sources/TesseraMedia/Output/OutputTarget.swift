@@ -29,6 +29,12 @@ struct OutputTarget {
             url = output.url
             (formatName, protocols, shiftsStart, isNetwork, folder) = ("mpegts", "srt,udp", true, true, nil)
             options = [:]
+        case .hls(let hls):
+            url = hls.playlist
+            (formatName, protocols, shiftsStart, isNetwork) = ("hls", hls.overHTTP ? "http,https,tcp,tls" : "file", true, hls.overHTTP)
+            let folder = (hls.playlist as NSString).deletingLastPathComponent
+            self.folder = hls.overHTTP || folder.isEmpty ? nil : folder
+            options = Self.hlsOptions(hls)
         case .rtp:
             // Never muxed: `RTPPublisher` packetizes and sends RTP itself (SRTP by libsrtp, RTCP
             // both ways), which FFmpeg's rtp muxer cannot.
@@ -55,6 +61,38 @@ struct OutputTarget {
         default:
             return ["flush_packets": "1"]
         }
+    }
+
+    /// FFmpeg's HLS muxer, told to keep the promises of an HLS output: segments cut at the
+    /// task's keyframes every `segmentSeconds`; the playlist replaced whole (written aside, then
+    /// renamed; over HTTP sent after the segment it lists); a `live` window deleting what falls
+    /// out of it; and a restarted task (crash, move) continuing the same playlist after a
+    /// discontinuity, its segment numbers going on from the last one listed, so none is
+    /// overwritten. The trailer writes `#EXT-X-ENDLIST`: a stopped task leaves a complete VOD.
+    static func hlsOptions(_ hls: HLSSettings) -> [String: String] {
+        let fileName = (hls.stem as NSString).lastPathComponent
+        let segmentExtension = hls.segmentFormat == .fmp4 ? "m4s" : "ts"
+        var flags = ["program_date_time", "independent_segments"]
+        // A playlist already there was written by an earlier run of the task: continue it after
+        // a discontinuity. (Over HTTP nobody can tell, so every run does; FFmpeg 5.1 then also
+        // marks the first run's first segment as one.)
+        if hls.overHTTP || FileManager.default.fileExists(atPath: hls.playlist) { flags += ["append_list", "discont_start"] }
+        if !hls.overHTTP { flags.append("temp_file") }
+        var options = [
+            "hls_time": String(hls.segmentSeconds),
+            "hls_segment_type": hls.segmentFormat == .fmp4 ? "fmp4" : "mpegts",
+            "hls_segment_filename": "\(hls.stem)_%05d.\(segmentExtension)",
+            "hls_list_size": hls.playlistType == .live ? String(hls.windowSegments) : "0",
+        ]
+        if hls.segmentFormat == .fmp4 { options["hls_fmp4_init_filename"] = "\(fileName)_init.mp4" }
+        if hls.playlistType == .event {
+            options["hls_playlist_type"] = "event"
+        } else {
+            flags.append("delete_segments")
+        }
+        if hls.overHTTP { options["method"] = "PUT" }
+        options["hls_flags"] = flags.joined(separator: "+")
+        return options
     }
 
     /// Opens the container and writes its header. Network destinations get 5 s to answer.
