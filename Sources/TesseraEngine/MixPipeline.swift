@@ -146,6 +146,7 @@ public final class MixPipeline: @unchecked Sendable {
         case .live, .finished: return .live
         case .reconnecting: return .reconnecting
         case .failed: return .failed
+        case .paused: return .paused
         }
     }
 

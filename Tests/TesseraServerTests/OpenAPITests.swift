@@ -187,6 +187,7 @@ enum Samples {
                                      latency: "low", threads: 2)
         video.profile = "baseline"
         var hlsOutput = OutputSpec(url: "show/room.m3u8")
+        hlsOutput.paused = false
         hlsOutput.hls = HLSSpec(segmentSeconds: 2, playlist: "live", windowSegments: 6, segmentFormat: "fmp4")
         var room = RTPOutputSpec()
         room.audioPort = 5006

@@ -153,7 +153,24 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
     }
     public var url: String
     public var kind: Kind
-    public init(url: String, kind: Kind) { self.url = url; self.kind = kind }
+    /// A recording (file or HLS) on hold: it receives nothing, and on resume its timestamps go on
+    /// from where they stopped, so the paused span is simply absent.
+    public var paused: Bool
+
+    public init(url: String, kind: Kind, paused: Bool = false) { self.url = url; self.kind = kind; self.paused = paused }
+
+    /// The same destination, whatever its pause: an update that only pauses or resumes an output
+    /// keeps it open.
+    public func isSameDestination(as other: ResolvedOutput) -> Bool { url == other.url && kind == other.kind }
+
+    private enum CodingKeys: String, CodingKey { case url, kind, paused }
+
+    /// Plans stored before `paused` existed read as not paused.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(url: try container.decode(String.self, forKey: .url), kind: try container.decode(Kind.self, forKey: .kind),
+                  paused: try container.decodeIfPresent(Bool.self, forKey: .paused) ?? false)
+    }
 }
 
 /// Output containers and the libavformat muxer each one uses.

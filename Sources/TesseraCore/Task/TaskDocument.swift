@@ -175,6 +175,8 @@ public struct OutputSpec: Codable, Sendable, Equatable {
     public var rtp: RTPOutputSpec?
     /// `.m3u8` outputs only: how segments are cut and kept.
     public var hls: HLSSpec?
+    /// Recordings (files, HLS) only: hold the output without closing it (`PATCH` to pause / resume).
+    public var paused: Bool?
     public init(url: String, rtp: RTPOutputSpec? = nil) { self.url = url; self.rtp = rtp }
 }
 

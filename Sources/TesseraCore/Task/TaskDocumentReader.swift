@@ -118,6 +118,7 @@ public enum TaskDocumentReader {
         guard var object = JSONObjectReader(value, path: path, issues: &issues) else { return OutputSpec(url: "") }
         var output = OutputSpec(url: object.string("url", required: true, issues: &issues) ?? "")
         if let rtp = object.object("rtp", issues: &issues) { output.rtp = readRTPOutput(rtp, issues: &issues) }
+        output.paused = object.bool("paused", issues: &issues)
         if var hls = object.object("hls", issues: &issues) {
             output.hls = HLSSpec(segmentSeconds: hls.double("segmentSeconds", issues: &issues),
                                  playlist: hls.string("playlist", issues: &issues),

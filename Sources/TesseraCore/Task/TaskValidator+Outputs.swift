@@ -35,7 +35,7 @@ extension ValidationContext {
             seenURLs[spec.url] = index
             if TaskPathResolver.scheme(of: spec.url) == "rtp" {
                 if let settings = resolveRTPOutput(spec, at: index, context: context) {
-                    outputs.append(ResolvedOutput(url: spec.url, kind: .rtp(settings)))
+                    outputs.append(resolvePause(spec, kind: .rtp(settings), at: index))
                 }
                 continue
             }
@@ -49,7 +49,7 @@ extension ValidationContext {
                         continue
                     }
                     seenFiles[settings.playlist] = index
-                    outputs.append(ResolvedOutput(url: spec.url, kind: .hls(settings)))
+                    outputs.append(resolvePause(spec, kind: .hls(settings), at: index))
                 }
                 continue
             }
@@ -68,9 +68,24 @@ extension ValidationContext {
                     continue
                 }
             }
-            outputs.append(ResolvedOutput(url: spec.url, kind: kind))
+            outputs.append(resolvePause(spec, kind: kind, at: index))
         }
         return issues.count == before ? outputs : nil
+    }
+
+    /// `paused`: recordings only (a file or HLS), and only live, where a `PATCH` can resume them.
+    private mutating func resolvePause(_ spec: OutputSpec, kind: ResolvedOutput.Kind, at index: Int) -> ResolvedOutput {
+        guard let paused = spec.paused else { return ResolvedOutput(url: spec.url, kind: kind) }
+        let path = FieldPath.element("outputs", index) + ".paused"
+        switch kind {
+        case .file(_, .y4m):
+            issues.add(path, "a .y4m output holds raw frames for inspection and cannot be paused")
+        case .file, .hls:
+            if options.offline { issues.add(path, "an offline mix cannot resume an output; leave paused out") }
+        case .rtmp, .srt, .rtp:
+            issues.add(path, "only recordings (files, HLS) can be paused; remove a stream output instead")
+        }
+        return ResolvedOutput(url: spec.url, kind: kind, paused: paused)
     }
 
     private mutating func resolveOutputKind(_ url: String, at path: String, hasVideo: Bool,

@@ -113,7 +113,8 @@ public struct RTPStatus: Codable, Sendable, Equatable {
 }
 
 public struct OutputStatus: Codable, Sendable, Equatable {
-    public enum State: String, Codable, Sendable, Equatable, CaseIterable { case connecting, live, reconnecting, failed }
+    /// `paused`: a recording on hold (`outputs[].paused`).
+    public enum State: String, Codable, Sendable, Equatable, CaseIterable { case connecting, live, reconnecting, failed, paused }
     /// Redacted: stream key and query hidden.
     public var url: String
     public var state: State

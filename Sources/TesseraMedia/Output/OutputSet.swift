@@ -229,8 +229,13 @@ public final class OutputSet {
     public func setOutputs(_ outputs: [ResolvedOutput]) throws {
         var kept: [(output: ResolvedOutput, destination: Destination)] = []
         for entry in destinations {
-            if outputs.contains(entry.output) {
-                kept.append(entry)
+            if let wanted = outputs.first(where: { $0.isSameDestination(as: entry.output) }) {
+                if wanted.paused != entry.output.paused, case .publisher(let publisher) = entry.destination {
+                    publisher.setPaused(wanted.paused)
+                    // Resumed: the recording goes on at a keyframe, now rather than at the GOP's end.
+                    if !wanted.paused, let mainVideoFormat { keyframes.request(mainVideoFormat) }
+                }
+                kept.append((wanted, entry.destination))
                 continue
             }
             switch entry.destination {
@@ -244,7 +249,7 @@ public final class OutputSet {
         }
         destinationsLock.withLock { destinations = kept }
         let present = kept.map(\.output)
-        for output in outputs where !present.contains(output) {
+        for output in outputs where !present.contains(where: { $0.isSameDestination(as: output) }) {
             try open(output, joinsMidStream: true)
         }
         closeUnusedEncoders()

@@ -11,7 +11,7 @@ import TesseraCore
 /// Threads: `send`, `finish`, `cancel` and `snapshot` are called from the pipeline's thread; the
 /// publisher's own thread does all FFmpeg work on its muxer. Shared state is guarded by `condition`.
 public final class Publisher: @unchecked Sendable {
-    public enum State: String, Sendable { case connecting, live, reconnecting, failed, finished }
+    public enum State: String, Sendable { case connecting, live, reconnecting, failed, finished, paused }
 
     public struct Snapshot: Sendable {
         public var state: State
@@ -62,6 +62,15 @@ public final class Publisher: @unchecked Sendable {
     private var dropped: Int64 = 0
     private var lastError: String?
     private let interrupt = InterruptFlag()
+    /// Paused (a recording on hold): packets are not queued. On resume the next packet written
+    /// (a keyframe) is placed right after the last one written before the pause, and every later
+    /// one moves by as much: the file's timeline has no hole where the pause was.
+    private var paused = false
+    private var resuming = false
+    /// Microseconds taken out of the timeline by pauses so far.
+    private var pausedMicroseconds: Int64 = 0
+    /// Per stream, the end (µs, on the shifted timeline) of the last packet written.
+    private var writtenEnd: [Int64?]
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
@@ -79,6 +88,9 @@ public final class Publisher: @unchecked Sendable {
         self.giveUpSeconds = giveUpSeconds
         self.capacity = capacity
         waitingForKeyframe = hasVideo && joinsMidStream
+        writtenEnd = Array(repeating: nil, count: streams.count)
+        paused = output.paused
+        if paused { state = .paused }
     }
 
     public func start() {
@@ -99,7 +111,7 @@ public final class Publisher: @unchecked Sendable {
         let isKeyframe = streams[streamIndex].isVideo && packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
         condition.lock()
         defer { condition.unlock() }
-        guard !finishing, !cancelled, state != .failed else { return }
+        guard !finishing, !cancelled, state != .failed, !paused else { return }
         if queue.count >= capacity {
             // The destination cannot keep up: start again from the next keyframe.
             dropped += Int64(queue.count)
@@ -108,6 +120,26 @@ public final class Publisher: @unchecked Sendable {
         }
         queue.append(QueuedPacket(packet.clone(), streamIndex: streamIndex, isVideoKeyframe: isKeyframe))
         condition.signal()
+    }
+
+    /// Holds or resumes the output (a recording's `paused`). Resuming starts again at the next
+    /// keyframe, which the caller asks the encoder for.
+    func setPaused(_ wanted: Bool) {
+        let changed = condition.withLock { () -> Bool in
+            guard wanted != paused, !finishing, !cancelled, state != .failed else { return false }
+            paused = wanted
+            if wanted {
+                queue.removeAll()
+                state = .paused
+            } else {
+                waitingForKeyframe = hasVideo
+                resuming = true
+                state = .live
+            }
+            condition.broadcast()
+            return true
+        }
+        if changed { stateChanged?.notify() }
     }
 
     /// Writes what is queued, then the trailer, and ends the thread; waits at most `seconds`.
@@ -214,7 +246,9 @@ public final class Publisher: @unchecked Sendable {
             if waitingForKeyframe {
                 if next.isVideoKeyframe { waitingForKeyframe = false } else { condition.unlock(); continue }
             }
+            let keep = placeOnTimeline(next)
             condition.unlock()
+            guard keep else { continue }
             do {
                 let size = Int64(next.packet.pointer.pointee.size)
                 // A peer that stops reading must not hold this thread: give each write a deadline.
@@ -226,6 +260,35 @@ public final class Publisher: @unchecked Sendable {
                 return .failed(error)
             }
         }
+    }
+
+    /// Moves `next` back by the time spent paused (the first packet after a resume sets how
+    /// much); false for a packet that would now overlap what its stream already wrote (audio
+    /// encoded a moment before the keyframe a resume waits for). Under `condition`.
+    private func placeOnTimeline(_ next: QueuedPacket) -> Bool {
+        let packet = next.packet.pointer
+        let timeBase = streams[next.streamIndex].timeBase
+        let microseconds = AVRational(num: 1, den: 1_000_000)
+        guard packet.pointee.pts != FFmpeg.noPTS else { return true }
+        let start = av_rescale_q(packet.pointee.pts, timeBase, microseconds)
+        if resuming {
+            resuming = false
+            if let lastEnd = writtenEnd.compactMap({ $0 }).max() {
+                pausedMicroseconds = max(pausedMicroseconds, start - lastEnd)
+            }
+        }
+        let shift = av_rescale_q(pausedMicroseconds, microseconds, timeBase)
+        let shiftedStart = start - pausedMicroseconds
+        if let end = writtenEnd[next.streamIndex], shiftedStart < end - 1000 { return false }
+        packet.pointee.pts -= shift
+        if packet.pointee.dts != FFmpeg.noPTS { packet.pointee.dts -= shift }
+        // x264's packets carry no duration: a picture lasts one frame.
+        let frameRate = streams[next.streamIndex].frameRate
+        let duration = packet.pointee.duration > 0 || frameRate.num <= 0
+            ? av_rescale_q(packet.pointee.duration, timeBase, microseconds)
+            : av_rescale_q(1, AVRational(num: frameRate.den, den: frameRate.num), microseconds)
+        writtenEnd[next.streamIndex] = shiftedStart + max(duration, 0)
+        return true
     }
 
     private func connect() -> Muxer? {
