@@ -81,14 +81,15 @@ export function designer(view) {
 
   function schedule() {
     clearTimeout(timer);
-    timer = setTimeout(check, CHECK_DELAY_MS);
+    timer = setTimeout(askServer, CHECK_DELAY_MS);
   }
 
-  async function check() {
+  /** Validates and draws the document as it is now; answers to older documents are dropped. */
+  async function askServer() {
     const mine = ++generation;
-    const text = json.value;
+    const documentText = json.value;
     try {
-      const summary = await api.validate(text);
+      const summary = await api.validate(documentText);
       if (mine !== generation) return;
       clearErrors(view);
       clear(general);
@@ -101,7 +102,7 @@ export function designer(view) {
       showErrors(view, general, error);
     }
     try {
-      const blob = await api.preview(text);
+      const blob = await api.preview(documentText);
       if (mine !== generation) return;
       if (previewURL) URL.revokeObjectURL(previewURL);
       previewURL = URL.createObjectURL(blob);
@@ -121,7 +122,7 @@ export function designer(view) {
       text('Task id', 'taskId'),
       el('fieldset', {}, el('legend', {}, 'Inputs'),
         (doc.inputs || []).map((input, i) => el('div', {class: 'row'},
-          text('id', `inputs[${i}].id`), text('url', `inputs[${i}].url`), check('loop', `inputs[${i}].loop`),
+          text('id', `inputs[${i}].id`), text('url', `inputs[${i}].url`), checkbox('loop', `inputs[${i}].loop`),
           el('button', {type: 'button', class: 'small', onclick: () => { doc.inputs.splice(i, 1); changed(true); }}, 'Remove'))),
         el('button', {type: 'button', class: 'small', id: 'add-input', onclick: () => {
           doc.inputs = [...(doc.inputs || []), {id: `input${(doc.inputs || []).length + 1}`, url: ''}];
@@ -170,7 +171,7 @@ export function designer(view) {
     return el('label', {}, label, input);
   }
 
-  function check(label, path) {
+  function checkbox(label, path) {
     const input = el('input', {type: 'checkbox', checked: Boolean(get(doc, path)), dataset: {path}});
     input.addEventListener('change', () => { set(doc, path, input.checked); changed(false); });
     return el('label', {class: 'inline'}, input, label);

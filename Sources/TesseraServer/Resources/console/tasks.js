@@ -84,7 +84,7 @@ export function inputRow(input) {
   return el('li', {class: 'input-row', dataset: {input: input.id}},
     badge(input.state), ' ', el('span', {class: 'name'}, input.id), ' ',
     el('meter', {min: 0, max: 100, value: level, title: `audio level ${level}`}),
-    input.speaking ? el('span', {class: 'speaking', title: 'speaking'}, ' 🗣 speaking') : null,
+    input.speaking ? el('span', {class: 'speaking', title: 'speaking'}, ' ● speaking') : null,
     input.lastError ? el('span', {class: 'error'}, ` ${input.lastError}`) : null);
 }
 
