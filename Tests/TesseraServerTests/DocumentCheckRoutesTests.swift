@@ -71,7 +71,10 @@ import TesseraServer
     }
 
     @Test func aTemplateLayoutIsMarkedAsSuch() async throws {
-        let body = #"{"inputs": [{"id": "a", "url": "a.mp4"}], "layout": {"template": "grid"}, "outputs": [{"url": "o.mp4"}]}"#
+        let body = #"""
+            {"inputs": [{"id": "a", "url": "a.mp4"}], "encoder": {"video": {"width": 640, "height": 360}},
+             "layout": {"template": "grid"}, "outputs": [{"url": "o.mp4"}]}
+            """#
         try await Self.server().test { client in
             let response = try await client.execute(uri: "/v1/validate", method: .post, body: buffer(body))
             let summary = try JSONDecoder().decode(Summary.self, from: Data(response.body.readableBytesView))

@@ -35,9 +35,11 @@ export class SnapshotFeed {
       if (previous) setTimeout(() => URL.revokeObjectURL(previous), 1000);
       this.img.alt = `picture of task ${this.taskId}`;
     } catch (error) {
-      // 409: audio-only or ended; keep the last picture, say why.
+      // 409: audio-only or ended; keep the last picture, say why, and ask less often.
       this.img.classList.add('no-picture');
       this.img.alt = error.message;
+      this.schedule(this.intervalMs * 5);
+      return;
     }
     this.schedule(this.intervalMs);
   }
