@@ -162,6 +162,14 @@ def test_dragging_a_region_moves_it_in_the_published_stream(server, browser, rtm
     wait_for(browser, "#stale", check=lambda e: e.is_displayed())
     browser.find_element("css selector", "#reload").click()
     wait_for(browser, "#stale", check=lambda e: not e.is_displayed())
+
+    # Its corner resizes it: 40 canvas pixels narrower, 20 lower.
+    handle = wait_for(browser, ".region .handle")
+    ActionChains(browser).click_and_hold(handle).move_by_offset(-20 * scale, -10 * scale) \
+        .move_by_offset(-20 * scale, -10 * scale).release().perform()
+    assert wait_until(lambda: server.client.get("/v1/tasks/drag/document", headers=AUTH).json["sequence"] == 51, 10, 0.1)
+    region = server.client.get("/v1/tasks/drag/document", headers=AUTH).json["document"]["layout"]["regions"][0]
+    assert abs(region["width"] - 120) <= 4 and abs(region["height"] - 100) <= 4 and abs(region["x"] - 160) <= 4, region
     assert not csp_violations(browser)
 
 
