@@ -98,7 +98,8 @@ def test_task_list_shows_live_thumbnails_and_hostile_text_as_text(server, browse
         first = thumb.get_attribute("src")
         assert first.startswith("blob:"), first
         assert wait_until(lambda: thumb.get_attribute("src") != first, 20, 0.2), f"{task_id}: thumbnail never refreshed"
-        assert browser.execute_script("return arguments[0].naturalWidth", thumb) == W
+        # A new blob: URL decodes a moment after it is set.
+        assert wait_until(lambda: browser.execute_script("return arguments[0].naturalWidth", thumb) == W, 10, 0.1)
     alpha = browser.find_element("css selector", '.task-card[data-task-id="alpha"]')
     assert HOSTILE in alpha.text, alpha.text
     assert not alpha.find_elements("css selector", "ul.inputs img"), "an input id became an element"
