@@ -85,7 +85,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/openapi.yaml")]
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/console"), .copy("Resources/examples")]
         ),
         .executableTarget(
             name: "tessera",
@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraEngine", "TesseraCore", "TesseraMedia",
+                "TesseraServer", "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

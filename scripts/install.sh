@@ -55,6 +55,9 @@ APT_PACKAGES=(
     # (VideoRoom rtp_forward; each test starts its own from its own config folder); gcc (above)
     # builds the tests' small LD_PRELOAD shim that lets Janus gather ICE candidates on loopback
     janus
+    # the console's end-to-end tests (tests/live/test_console_browser.py): headless Chromium and
+    # its WebDriver, driven by selenium (requirements-test.txt) with the driver's path given
+    chromium chromium-driver
     curl ca-certificates
 )
 

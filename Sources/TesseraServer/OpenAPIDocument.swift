@@ -9,8 +9,7 @@ enum OpenAPIDocument {
     /// The file's bytes, read once; nil when the bundle lacks the file (the route then answers 500).
     /// A binary installed elsewhere finds `Tessera_TesseraServer.resources` beside itself.
     static let bytes: [UInt8]? = {
-        let directory = InstalledResources.directory(ofBundle: "Tessera_TesseraServer.resources") ?? Bundle.module.resourceURL
-        guard let file = directory?.appendingPathComponent("openapi.yaml"),
+        guard let file = ServerResources.directory?.appendingPathComponent("openapi.yaml"),
               let data = FileManager.default.contents(atPath: file.path) else { return nil }
         return Array(data)
     }()

@@ -32,6 +32,7 @@ extension ServeSetting {
         case .nodeId: return "This node's name in the cluster and in task statuses."
         case .advertiseUrl: return "How the other nodes reach this node's API (requests for its tasks are passed on there)."
         case .nodeTimeoutSeconds: return "A node that has not renewed its lease for this long is lost and its tasks start on other nodes."
+        case .console: return "Serve the operator console at /console (true or false); it asks for the API token and uses the API like any client."
         }
     }
 
@@ -64,6 +65,7 @@ extension ServeSetting {
         case .nodeId: return "the host name"
         case .advertiseUrl: return "http://HOST:PORT"
         case .nodeTimeoutSeconds: return "10"
+        case .console: return "true"
         }
     }
 

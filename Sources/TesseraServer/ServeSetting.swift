@@ -30,6 +30,7 @@ public enum ServeSetting: String, CaseIterable, Sendable {
     case nodeId
     case advertiseUrl
     case nodeTimeoutSeconds
+    case console
 
     /// The config-file key.
     public var key: String { rawValue }

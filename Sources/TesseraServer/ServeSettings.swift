@@ -98,7 +98,8 @@ public struct ServeSettings: Sendable, Equatable {
             port: try sources.int(.port, 0...65535) ?? 8080,
             apiToken: try sources.secret(.apiToken, file: .apiTokenFile),
             maxBodyBytes: try sources.int(.maxBodyBytes, 1...Int(Int32.max)) ?? ServerConfiguration.defaultMaxBodyBytes,
-            shutdownSeconds: try sources.double(.shutdownSeconds, 0...3600) ?? 10)
+            shutdownSeconds: try sources.double(.shutdownSeconds, 0...3600) ?? 10,
+            console: try sources.bool(.console) ?? true)
         mediaRoot = try sources.path(.mediaRoot) ?? SettingSources.absolute(workingDirectory, base: "/")
         outputDirectory = try sources.path(.outputDir) ?? mediaRoot
 

@@ -10,16 +10,20 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxBodyBytes: Int
     /// How long a graceful shutdown (SIGTERM / SIGINT) gives running tasks to end properly.
     public var shutdownSeconds: Double
+    /// Serve the operator console at `/console` (`--console false` turns it off).
+    public var console: Bool
 
     public static let defaultMaxBodyBytes = 1 << 20
 
     public init(host: String = "127.0.0.1", port: Int = 8080, apiToken: String? = nil,
-                maxBodyBytes: Int = ServerConfiguration.defaultMaxBodyBytes, shutdownSeconds: Double = 10) {
+                maxBodyBytes: Int = ServerConfiguration.defaultMaxBodyBytes, shutdownSeconds: Double = 10,
+                console: Bool = true) {
         self.host = host
         self.port = port
         // An empty token would make every `Bearer ` header pass: treat it as no token.
         self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
         self.maxBodyBytes = maxBodyBytes
         self.shutdownSeconds = shutdownSeconds
+        self.console = console
     }
 }

@@ -16,9 +16,10 @@ public func makeTesseraApplication(
     configuration: ServerConfiguration,
     logger: Logger,
     metrics: TesseraMetrics = TesseraMetrics(),
+    support: APISupport = APISupport(),
     onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = TesseraRouter(service: service, configuration: configuration, metrics: metrics)
+    let router = TesseraRouter(service: service, configuration: configuration, metrics: metrics, support: support)
     return Application(
         router: router.router,
         // Every connection gets its own lingering close, so an early answer (413 on a body past

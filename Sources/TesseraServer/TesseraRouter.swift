@@ -14,14 +14,25 @@ public struct TesseraRouter {
     /// Every route, in the order the controllers list them.
     public let routes: RouteTable
 
-    public init(service: any TaskService, configuration: ServerConfiguration, metrics: TesseraMetrics) {
+    public init(service: any TaskService, configuration: ServerConfiguration, metrics: TesseraMetrics,
+                support: APISupport = APISupport()) {
         let tasks = TasksController<TesseraRequestContext>(service: service, maxBodyBytes: configuration.maxBodyBytes)
         let operations = OperationsController<TesseraRequestContext>(
             service: service, metrics: metrics, taskMetrics: TaskMetricsCollector(registry: metrics.registry))
-        let all = tasks.routes + operations.routes
+        let checker = DocumentChecker(options: support.validationOptions)
+        let all = tasks.routes + TaskDocumentController(support: support, checker: checker).routes
+            + DocumentCheckController(checker: checker, maxBodyBytes: configuration.maxBodyBytes).routes
+            + ClusterController(support: support).routes + operations.routes
         let table = RouteTable(all.map(\.signature))
 
         let router = Router(context: TesseraRequestContext.self)
+        // Before any middleware, which then does not wrap them: the console's files ask no token
+        // (the page asks the operator for it) and answer their own errors with its headers.
+        if configuration.console {
+            for route in ConsoleController<TesseraRequestContext>(files: .loaded).routes {
+                router.on(RouterPath(route.path), method: .get, use: route.handler)
+            }
+        }
         router.add(middleware: RequestObservationMiddleware(metrics: metrics))
         router.add(middleware: ErrorMiddleware(routes: table))
         if let token = configuration.apiToken {

@@ -17,12 +17,13 @@ public func runTesseraServer(
     configuration: ServerConfiguration,
     logger: Logger,
     metrics: TesseraMetrics = .bootstrapped,
+    support: APISupport = APISupport(),
     background: [any Service] = [],
     gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
     onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) async throws {
     let app = makeTesseraApplication(service: service, configuration: configuration, logger: logger, metrics: metrics,
-                                     onListening: onListening)
+                                     support: support, onListening: onListening)
     let shutdown = TaskShutdownService(service: service, deadlineSeconds: configuration.shutdownSeconds, logger: logger)
     var groupConfiguration = ServiceGroupConfiguration(
         services: [

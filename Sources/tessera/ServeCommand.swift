@@ -54,6 +54,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: help(.nodeId, "name")) var nodeId: String?
     @Option(help: help(.advertiseUrl, "url")) var advertiseUrl: String?
     @Option(help: help(.nodeTimeoutSeconds, "seconds")) var nodeTimeoutSeconds: String?
+    @Option(help: help(.console, "bool")) var console: String?
 
     private static func help(_ setting: ServeSetting, _ valueName: String) -> ArgumentHelp {
         ArgumentHelp(setting.help, valueName: valueName)
@@ -69,7 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
             .workerHangSeconds: workerHangSeconds, .outputGiveUpSeconds: outputGiveUpSeconds,
             .webhookSecret: webhookSecret, .webhookSecretFile: webhookSecretFile, .denyHosts: denyHosts,
             .shutdownSeconds: shutdownSeconds, .logLevel: logLevel, .stateDir: stateDir, .store: store,
-            .nodeId: nodeId, .advertiseUrl: advertiseUrl, .nodeTimeoutSeconds: nodeTimeoutSeconds,
+            .nodeId: nodeId, .advertiseUrl: advertiseUrl, .nodeTimeoutSeconds: nodeTimeoutSeconds, .console: console,
         ]
         return all.compactMapValues { $0 }
     }
@@ -98,8 +99,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("task store: \(error)")
         }
-        let registry = TaskRegistry(configuration: settings.registryConfiguration(workerExecutable: Self.executablePath()),
-                                    store: taskStore)
+        let registryConfiguration = settings.registryConfiguration(workerExecutable: Self.executablePath())
+        let registry = TaskRegistry(configuration: registryConfiguration, store: taskStore)
         let peers = HTTPPeerClient(nodeId: settings.nodeId, token: settings.server.apiToken)
         let cluster = ClusterService(
             registry: registry, store: taskStore, peers: peers,
@@ -129,6 +130,8 @@ struct ServeCommand: AsyncParsableCommand {
             // The first round before the server listens: tasks this node held resume at once.
             await cluster.reconcile()
             try await runTesseraServer(service: cluster, configuration: settings.server, logger: logger,
+                                       support: APISupport(validationOptions: registryConfiguration.validationOptions,
+                                                           store: taskStore, nodeId: settings.nodeId),
                                        background: [ClusterLoopService(cluster: cluster)])
             await peers.shutdown()
             await taskStore.close()

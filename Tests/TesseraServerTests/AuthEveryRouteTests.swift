@@ -32,7 +32,7 @@ import TesseraServer
     ]
 
     @Test func theRouterListsTheRoutesOfSpec3() {
-        #expect(Self.routes.count == 11)
+        #expect(Self.routes.count == 15)
         // The orchestrator's probes need no token.
         #expect(Self.routes.filter(\.open).map(\.path) == ["/healthz", "/readyz"])
     }

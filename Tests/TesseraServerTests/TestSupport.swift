@@ -10,6 +10,7 @@ struct TestServer {
     let service = FakeTaskService()
     let metrics = TesseraMetrics()
     var configuration = ServerConfiguration()
+    var support = APISupport()
 
     init(apiToken: String? = nil, maxBodyBytes: Int = ServerConfiguration.defaultMaxBodyBytes) {
         configuration = ServerConfiguration(host: "127.0.0.1", port: 0, apiToken: apiToken, maxBodyBytes: maxBodyBytes)
@@ -22,7 +23,8 @@ struct TestServer {
     }
 
     func app() -> some ApplicationProtocol {
-        makeTesseraApplication(service: service, configuration: configuration, logger: Self.logger, metrics: metrics)
+        makeTesseraApplication(service: service, configuration: configuration, logger: Self.logger, metrics: metrics,
+                               support: support)
     }
 
     /// Runs `body` against the router in-process.

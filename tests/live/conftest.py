@@ -3,7 +3,8 @@
 - `rtmp_server`: Debian's nginx + libnginx-mod-rtmp on a free loopback port, config and logs in the
   test's tmp dir; `.url(stream)`, `.stop()` (SIGKILL by PID), `.start()` (same port again).
 - `tessera_server`: `$TESSERA_BIN serve` on another free port with `--media-root` = the session's
-  media directory and `--output-dir` = <tmp>/out; yields a `TesseraServer` (`.client` with
+  media directory and `--output-dir` = <tmp>/out (more arguments with
+  `@pytest.mark.serve_args("--api-token", "t")`); yields a `TesseraServer` (`.client` with
   get/post/patch/delete returning Response objects that unpack as (status, json)). Teardown sends
   SIGTERM and requires exit code 0 within 20 s.
 - `api`: the client of `tessera_server`.
@@ -26,6 +27,7 @@ from rtptools import RtpSender
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "live: end-to-end tests of `tessera serve` against a real RTMP server")
+    config.addinivalue_line("markers", "serve_args(*args): extra `tessera serve` arguments for the tessera_server fixture")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -47,7 +49,8 @@ def rtmp_server(tmp_path):
 @pytest.fixture
 def tessera_server(tmp_path, media: MediaFactory, request, rtmp_server):
     # Depends on rtmp_server so that, at teardown, tessera stops before its RTMP server does.
-    srv = TesseraServer(tmp_path / "serve", media.root)
+    marker = request.node.get_closest_marker("serve_args")
+    srv = TesseraServer(tmp_path / "serve", media.root, extra_args=marker.args if marker else ())
     srv.start()
     try:
         yield srv

@@ -164,8 +164,10 @@ def test_every_route_needs_the_token_and_healthz_and_readyz_are_open(guarded):
         m = re.match(r"^    (get|post|patch|delete|put):$", line)
         if m and current:
             routes.append((m.group(1).upper(), current.replace("{taskId}", "t1")))
-    assert len(routes) == 11, routes
-    assert ("POST", "/v1/tasks/t1/sei") in routes, routes
+    assert len(routes) == 15, routes
+    for route in [("POST", "/v1/tasks/t1/sei"), ("POST", "/v1/validate"), ("POST", "/v1/preview"), ("GET", "/v1/nodes"),
+                  ("GET", "/v1/tasks/t1/document")]:
+        assert route in routes, routes
     refused = [("no header", {}), ("wrong token", {"Authorization": "Bearer wrong"}),
                ("token prefix", {"Authorization": f"Bearer {TOKEN[:-1]}"}),
                ("Basic scheme", {"Authorization": f"Basic {TOKEN}"}), ("bare token", {"Authorization": TOKEN})]

@@ -42,16 +42,7 @@ public actor TaskRegistry {
         public var document: JSONValue
     }
 
-    private var validationOptions: ValidationOptions {
-        var options = ValidationOptions.serve(mediaRoot: configuration.mediaRoot, outputDirectory: configuration.outputDirectory)
-        options.maxInputs = configuration.maxInputs
-        options.maxRegions = configuration.maxRegions
-        options.maxOutputs = configuration.maxOutputs
-        // The settings checked every entry at start-up; should one still not parse, deny every
-        // network host rather than none.
-        options.deniedHosts = (try? HostDenyList(configuration.deniedHosts)) ?? HostDenyList.everything
-        return options
-    }
+    private var validationOptions: ValidationOptions { configuration.validationOptions }
 
     // MARK: Creating
 
@@ -381,9 +372,7 @@ public actor TaskRegistry {
         case .success(let resolved):
             return resolved
         case .failure(let failure):
-            let first = failure.issues.first
-            throw ServiceError(code: code, httpStatus: 400, message: first?.message ?? "invalid", path: first?.path,
-                               issues: failure.issues.map { ServiceError.Issue(path: $0.path, message: $0.message) })
+            throw ServiceError.invalid(failure, code: code)
         }
     }
 
@@ -421,7 +410,7 @@ public actor TaskRegistry {
 
 extension ServiceError {
     /// The task store cannot be reached: nothing was changed.
-    static func storeUnavailable(_ error: any Error) -> ServiceError {
+    public static func storeUnavailable(_ error: any Error) -> ServiceError {
         ServiceError(code: "StoreUnavailable", httpStatus: 503, message: "the task store cannot be reached: \(error)",
                      retryAfterSeconds: 5)
     }

@@ -1,0 +1,50 @@
+import Foundation
+import Hummingbird
+import TesseraEngine
+import TesseraStore
+
+/// `GET /v1/nodes`: the cluster as the task store sees it, for operators (the console's cluster
+/// view). Each task's own status names its node; this adds the nodes that run nothing.
+struct ClusterController<Context: RequestContext>: Sendable {
+    let support: APISupport
+
+    var routes: [APIRoute<Context>] {
+        [APIRoute(.get, "/v1/nodes", nodes)]
+    }
+
+    struct NodeList: Encodable {
+        var nodes: [Node]
+    }
+
+    struct Node: Encodable {
+        var nodeId: String
+        /// `ready`, `draining` or `lost` (its lease ran out).
+        var state: String
+        /// Its `--max-tasks`.
+        var maxTasks: Int
+        /// Tasks it ran at its last heartbeat.
+        var running: Int
+        var advertiseUrl: String
+        /// ISO 8601, UTC, by the store's clock.
+        var heartbeatAt: String
+        /// True for the node that answered.
+        var this: Bool
+    }
+
+    @Sendable func nodes(_ request: Request, context: Context) async throws -> Response {
+        guard let store = support.store else { return try Responses.json(NodeList(nodes: [])) }
+        let found: [NodeInfo]
+        do {
+            found = try await store.nodes()
+        } catch {
+            throw ServiceError.storeUnavailable(error)
+        }
+        let formatter = ISO8601DateFormatter()
+        let nodes = found.sorted { $0.nodeId < $1.nodeId }.map { node in
+            Node(nodeId: node.nodeId, state: !node.alive ? "lost" : node.draining ? "draining" : "ready",
+                 maxTasks: node.capacity, running: node.running, advertiseUrl: node.advertiseURL,
+                 heartbeatAt: formatter.string(from: node.heartbeatAt), this: node.nodeId == support.nodeId)
+        }
+        return try Responses.json(NodeList(nodes: nodes))
+    }
+}
