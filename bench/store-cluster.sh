@@ -6,10 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-NODES=100 TASKS=1000 LEASE=2 POLL_MS=250 QPS_SECONDS=5
+NODES=100 TASKS=1000 LEASE=2 POLL_MS=250 QPS_SECONDS=5 STEADY_SECONDS=12
 RUN_SQLITE=1 RUN_POSTGRES=1 BUILD=1
 usage() {
-    echo "usage: bench/store-cluster.sh [--nodes N] [--tasks N] [--lease S] [--poll-ms MS] [--qps-seconds S]"
+    echo "usage: bench/store-cluster.sh [--nodes N] [--tasks N] [--lease S] [--poll-ms MS] [--qps-seconds S] [--steady-seconds S]"
     echo "                              [--sqlite-only | --postgres-only] [--no-build]"
 }
 while [ $# -gt 0 ]; do
@@ -19,6 +19,7 @@ while [ $# -gt 0 ]; do
         --lease) LEASE=$2; shift 2 ;;
         --poll-ms) POLL_MS=$2; shift 2 ;;
         --qps-seconds) QPS_SECONDS=$2; shift 2 ;;
+        --steady-seconds) STEADY_SECONDS=$2; shift 2 ;;
         --sqlite-only) RUN_POSTGRES=0; shift ;;
         --postgres-only) RUN_SQLITE=0; shift ;;
         --no-build) BUILD=0; shift ;;
@@ -47,7 +48,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-COMMON=(--nodes "$NODES" --tasks "$TASKS" --lease "$LEASE" --poll-ms "$POLL_MS" --qps-seconds "$QPS_SECONDS")
+COMMON=(--nodes "$NODES" --tasks "$TASKS" --lease "$LEASE" --poll-ms "$POLL_MS" --qps-seconds "$QPS_SECONDS" --steady-seconds "$STEADY_SECONDS")
 
 if [ "$RUN_SQLITE" = 1 ]; then
     echo "== SQLite (embedded, $WORK/sqlite/tasks.sqlite)"
@@ -93,7 +94,7 @@ fi
 echo
 echo "Summary: $NODES nodes, $TASKS tasks, lease ${LEASE} s, orphan poll ~${POLL_MS} ms; times in ms (median/p99)"
 echo
-echo "| store | read nodes | Placement.choose | createTask | placement total | heartbeat round | lost node: expiry → all claimed | queries/s (mixed) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| store | read nodes | Placement.choose | createTask | placement total | heartbeat round | lost node: expiry → all claimed | queries/s (mixed) | status writes/s, steady state: before → now (target ≤ 100) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 cat "$WORK/sqlite.out" "$WORK/postgres.out" 2>/dev/null | grep '^TABLE|' \
     | awk -F'|' '{ printf "|"; for (i = 2; i <= NF; i++) printf " %s |", $i; print "" }'

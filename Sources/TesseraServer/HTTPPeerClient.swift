@@ -32,7 +32,7 @@ public final class HTTPPeerClient: PeerClient {
             outgoing.headers.add(name: "Content-Type", value: "application/json")
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await client.execute(outgoing, timeout: timeout)
+        let response = try await client.execute(outgoing, timeout: request.timeoutSeconds.map { .milliseconds(Int64($0 * 1000)) } ?? timeout)
         let body = try await response.body.collect(upTo: 64 << 20)
         return PeerResponse(status: Int(response.status.code), body: Data(body.readableBytesView),
                             retryAfterSeconds: response.headers.first(name: "Retry-After").flatMap(Int.init))

@@ -18,6 +18,9 @@ struct OperationsController<Context: RequestContext>: Sendable {
 
     struct Health: Encodable {
         var status = "ok"
+        /// `/readyz` only: `reachable` or `unreachable` (what other nodes probe for).
+        var store: String?
+        var reason: String?
     }
 
     /// Answers as long as the HTTP server runs: it asks the registry nothing, so a busy registry
@@ -27,10 +30,13 @@ struct OperationsController<Context: RequestContext>: Sendable {
     }
 
     /// For orchestrators: 200 while this node takes API traffic; 503 while it drains (SIGTERM)
-    /// or cannot reach its task store.
+    /// or is cut off from its task store alone. While every node it reaches sees the store down,
+    /// 200 with `"status": "store unreachable"`: any node then serves reads as well as another.
     @Sendable func readyz(_ request: Request, context: Context) async throws -> Response {
-        if await service.isReady() { return try Responses.json(Health(status: "ready")) }
-        return try Responses.json(Health(status: "not ready"), status: .serviceUnavailable)
+        let readiness = await service.readiness()
+        let body = Health(status: readiness.status, store: readiness.storeReachable ? "reachable" : "unreachable",
+                          reason: readiness.reason)
+        return try Responses.json(body, status: readiness.ready ? .ok : .serviceUnavailable)
     }
 
     @Sendable func metricsText(_ request: Request, context: Context) async throws -> Response {

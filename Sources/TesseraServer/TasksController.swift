@@ -22,9 +22,11 @@ struct TasksController<Context: RequestContext>: Sendable {
         ]
     }
 
-    /// `GET /v1/tasks` answers `{"tasks": [...]}`.
+    /// `GET /v1/tasks` answers `{"tasks": [...]}`, with `partial` (why) when the list may lack
+    /// tasks: the task store is down and it holds what the reachable nodes run.
     struct TaskList: Encodable {
         var tasks: [TaskStatus]
+        var partial: String?
     }
 
     @Sendable func create(_ request: Request, context: Context) async throws -> Response {
@@ -38,7 +40,8 @@ struct TasksController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> Response {
-        try Responses.json(TaskList(tasks: await service.list()))
+        let listing = await service.listing()
+        return try Responses.json(TaskList(tasks: listing.tasks, partial: listing.partial))
     }
 
     @Sendable func status(_ request: Request, context: Context) async throws -> Response {

@@ -7,7 +7,7 @@ struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Server-side stream mixer and CDN relay: composite, mix, encode once, publish.",
-        subcommands: [MixCommand.self, ValidateCommand.self, PreviewCommand.self, ServeCommand.self, WorkerSubcommand.self,
+        subcommands: [MixCommand.self, ValidateCommand.self, PreviewCommand.self, ServeCommand.self, WorkerSubcommand.self, ProbeSubcommand.self,
                       HealthcheckCommand.self]
     )
 }

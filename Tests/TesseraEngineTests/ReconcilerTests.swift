@@ -54,4 +54,14 @@ import TesseraStore
                                             orphans: orphans, nodes: [node("a", draining: true)], local: [:]))
         #expect(leaving.isEmpty)
     }
+
+    @Test func aTaskBeingCreatedHereIsNeitherResumedNorFenced() {
+        // The POST that records a task starts it: the loop, seeing it in the store first, leaves it alone.
+        let input = Reconciler.Input(nodeId: "a", leaving: false, freeSlots: 4, mine: [task("t1", node: "a", generation: 2)],
+                                     orphans: [], nodes: [node("a")], local: ["t1": 1], creating: ["t1"])
+        #expect(Reconciler.plan(input).isEmpty)
+        var notCreating = input
+        notCreating.creating = []
+        #expect(Reconciler.plan(notCreating) == [.fence(taskId: "t1")])
+    }
 }

@@ -19,6 +19,7 @@ struct Options {
     var pollMilliseconds = 250
     var qpsSeconds = 5.0
     var stateDirectory: String?
+    var steadySeconds = 12.0
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -35,8 +36,9 @@ struct Options {
             case "--poll-ms": pollMilliseconds = Int(value()) ?? pollMilliseconds
             case "--qps-seconds": qpsSeconds = Double(value()) ?? qpsSeconds
             case "--state-dir": stateDirectory = value()
+            case "--steady-seconds": steadySeconds = Double(value()) ?? steadySeconds
             case "-h", "--help":
-                print("usage: tessera-store-bench [--store URL] [--nodes N] [--tasks N] [--lease S] [--poll-ms MS] [--qps-seconds S] [--state-dir DIR]")
+                print("usage: tessera-store-bench [--store URL] [--nodes N] [--tasks N] [--lease S] [--poll-ms MS] [--qps-seconds S] [--steady-seconds S] [--state-dir DIR]")
                 exit(0)
             default: fail("unknown argument \(argument)")
             }
@@ -246,11 +248,65 @@ func runBench(_ options: Options, store: any TaskStore, kind: String) async thro
     print("mixed workload, \(survivors.count) nodes at once for \(f(elapsed, 1)) s: \(total) queries, \(f(qps, 0)) queries/s, "
           + "latency median \(f(percentile(latencies, 50))) ms, p99 \(f(percentile(latencies, 99))) ms")
 
+    // 5. Steady state: store writes per second for the running tasks' statuses, every node's
+    //    1 s round as `ClusterService.writeStatuses` does it: before `StatusWritePolicy` (the
+    //    status text carries counters, so every task was written every round), and with it
+    //    (written when states or files change — here each task about every 5 minutes — and
+    //    otherwise every 10 s; tasks started at spread times).
+    func steadyWrites(policy: Bool) async throws -> Double {
+        let counter = OpCounter()
+        let begin = ContinuousClock.now
+        let end = begin + .milliseconds(Int(options.steadySeconds * 1000))
+        func elapsed() -> Double { ms(ContinuousClock.now - begin) / 1000 }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in survivors {
+                let mine = holdings[i] ?? []
+                let me = nodeId(i)
+                group.addTask {
+                    var writes = StatusWritePolicy()
+                    var keys: [String: String] = [:]
+                    for (taskId, _) in mine {
+                        keys[taskId] = "running"
+                        writes.wrote(taskId: taskId, key: "running", at: -Double.random(in: 0..<writes.refreshSeconds))
+                    }
+                    var round = 0
+                    while ContinuousClock.now < end {
+                        let roundStart = ContinuousClock.now
+                        round += 1
+                        for (taskId, generation) in mine {
+                            if Double.random(in: 0..<1) < 1.0 / 300 { keys[taskId] = "running-\(round)" }
+                            let key = keys[taskId] ?? ""
+                            if policy && !writes.shouldWrite(taskId: taskId, key: key, at: elapsed()) { continue }
+                            let report = StatusReport(status: #"{"state":"running","frames":\#(round)}"#,
+                                                      files: ["file:///out/\(taskId).mp4": ["/out/\(taskId).mp4"]], webhookSequence: 1)
+                            let start = ContinuousClock.now
+                            guard try await store.saveStatus(taskId: taskId, report, node: me, generation: generation) else {
+                                fail("a fenced status save of \(taskId) was refused")
+                            }
+                            await counter.add(ms(ContinuousClock.now - start))
+                            writes.wrote(taskId: taskId, key: key, at: elapsed())
+                        }
+                        try? await Task.sleep(until: roundStart + .seconds(1), clock: .continuous)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(await counter.total) / elapsed()
+    }
+    let taskCountRunning = holdings.values.map(\.count).reduce(0, +)
+    let everyRound = try await steadyWrites(policy: false)
+    let withPolicy = try await steadyWrites(policy: true)
+    print("steady state, \(taskCountRunning) running tasks on \(survivors.count) nodes, 1 s rounds for \(f(options.steadySeconds, 0)) s: "
+          + "\(f(everyRound, 0)) status writes/s before (every round), \(f(withPolicy, 0)) writes/s with StatusWritePolicy "
+          + "(on change, else every 10 s)")
+
     print("TABLE|\(kind)|\(f(percentile(readTimes, 50), 3))/\(f(percentile(readTimes, 99), 3))"
           + "|\(f(percentile(chooseTimes, 50), 3))/\(f(percentile(chooseTimes, 99), 3))"
           + "|\(f(percentile(createTimes, 50), 3))/\(f(percentile(createTimes, 99), 3))"
           + "|\(f(percentile(totalTimes, 50), 3))/\(f(percentile(totalTimes, 99), 3))"
-          + "|\(f(percentile(roundTimes, 50), 1))|\(f(detection, 0)) (\(victimTasks.count) tasks)|\(f(qps, 0))")
+          + "|\(f(percentile(roundTimes, 50), 1))|\(f(detection, 0)) (\(victimTasks.count) tasks)|\(f(qps, 0))"
+          + "|\(f(everyRound, 0)) → \(f(withPolicy, 0))")
 }
 
 let options = Options(CommandLine.arguments)

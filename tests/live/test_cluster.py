@@ -94,9 +94,11 @@ def test_any_node_answers_for_any_task(cluster, clips, rtmp_server):
         got = client.wait_state("anynode", "running", 15)
         assert got["node"] == owner and got["taskId"] == "anynode", got
         assert "anynode" in client.task_ids()
-    # The id is unique across the cluster.
+    # The id is unique across the cluster; the same document again is the same task (a repeated POST).
     for client in (a, b, c):
         r = client.post("/v1/tasks", side_by_side("anynode", clips.red, clips.blue, [url]))
+        assert r.status == 201 and r.json["node"] == owner, r.body
+        r = client.post("/v1/tasks", side_by_side("anynode", clips.blue, clips.red, [url]))
         assert r.status == 409 and r.json["error"]["code"] == "TaskExists", r.body
     # Updates through any node, ordered by sequence across nodes.
     r = b.patch("/v1/tasks/anynode", {"sequence": 5, "layout": side_by_side("x", "r", "b", [])["layout"]})

@@ -12,8 +12,11 @@ public enum LocalMediaSniffer {
     static let headLength = 4096
 
     /// Why the file at `path` is not media Tessera opens, or nil (also when it cannot be read:
-    /// the open fails later with its own error).
+    /// the open fails later with its own error). Only regular files are read here: opening a FIFO
+    /// or a device could block the server, so those are left to the worker or probe process.
     public static func refusal(atPath path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: headLength) else { return nil }

@@ -26,6 +26,12 @@ enum ClusterMetrics {
         }
     }
 
+    /// `tessera_cluster_stopped_all_total`: times this node stopped every task, cut off from the store and the other nodes.
+    static func stoppedAll() { Counter(label: "tessera_cluster_stopped_all_total").increment() }
+
+    /// `tessera_cluster_status_writes_total`: task statuses written to the store (see `StatusWritePolicy`).
+    static func statusWritten() { Counter(label: "tessera_cluster_status_writes_total").increment() }
+
     /// `tessera_cluster_store_errors_total`: heartbeats and queries the task store refused or missed.
     static func storeError() { Counter(label: "tessera_cluster_store_errors_total").increment() }
 }

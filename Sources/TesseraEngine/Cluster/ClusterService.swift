@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TesseraCore
 import TesseraStore
 
@@ -9,17 +10,20 @@ import TesseraStore
 ///
 /// `run()` is this node's control loop (see `Reconciler`): heartbeat and lease, resuming its
 /// tasks after a restart, claiming the tasks of lost nodes, fencing tasks it no longer holds,
-/// and writing each task's status to the store.
+/// and writing each task's status to the store. Beside it, a liveness loop probes the other
+/// nodes while the store fails and renews or stops the workers as `OutageGuard` decides: a store
+/// outage is not a stream outage.
 public actor ClusterService: TaskService {
     public let registry: TaskRegistry
     private let store: any TaskStore
     private let peers: any PeerClient
     private let cluster: ClusterConfiguration
-    private var lease: NodeLease
+    private var outage: OutageGuard
+    private let logger = Logger(label: "tessera.cluster")
     private var draining = false
     private var stopped = false
-    /// Last status text written per task, so unchanged statuses are not written again.
-    private var written: [String: (text: String, at: Double)] = [:]
+    /// When each task's status was last written to the store.
+    private var written = StatusWritePolicy()
     private let origin = ContinuousClock.now
     /// Tasks this node placed on others in the last few seconds, by node: their heartbeats do not
     /// count them yet, so a burst of creations would otherwise all land on the same node.
@@ -35,7 +39,8 @@ public actor ClusterService: TaskService {
         self.store = store
         self.peers = peers
         self.cluster = cluster
-        lease = NodeLease(timeoutSeconds: cluster.nodeTimeoutSeconds)
+        outage = OutageGuard(nodeId: cluster.nodeId, timeoutSeconds: cluster.nodeTimeoutSeconds,
+                             intervalSeconds: cluster.reconcileIntervalSeconds)
     }
 
     private var now: Double {
@@ -46,16 +51,40 @@ public actor ClusterService: TaskService {
     // MARK: Health
 
     /// `/readyz`: the store answers and this node is not draining.
-    public func isReady() -> Bool { !draining && !stopped && lease.isHealthy(at: now) }
+    public func isReady() -> Bool { readiness().ready }
+
+    /// `/readyz` with its body (see `OutageGuard.readiness`).
+    public func readiness() -> Readiness {
+        let reachable = !outage.storeDown
+        if draining || stopped { return Readiness(ready: false, status: "not ready", storeReachable: reachable, reason: "draining") }
+        switch outage.readiness(at: now) {
+        case .ready: return .ready
+        case .storeUnreachable:
+            return Readiness(ready: true, status: "store unreachable", storeReachable: false,
+                             reason: "the task store cannot be reached from any node this one reaches; reads are answered, writes refused")
+        case .notReady(let reason): return Readiness(ready: false, status: "not ready", storeReachable: reachable, reason: reason)
+        }
+    }
+
+    /// Writes go to the store first: while it is known down they are refused at once.
+    private func refuseWritesWhileStoreDown() throws {
+        if outage.storeDown {
+            throw ServiceError.storeUnavailable(TaskStoreError("the last calls failed; retry once it is back"))
+        }
+    }
 
     // MARK: TaskService
 
     public func create(_ body: Data) async throws -> TaskStatus {
         if draining || stopped { throw ServiceError.shuttingDown }
+        try refuseWritesWhileStoreDown()
         let prepared = try await registry.prepare(body)
         if ForwardedRequest.fromNode != nil { return try await registry.create(prepared) }
-        if let existing = try? await store.task(prepared.taskId), existing.desired == .running {
-            throw ServiceError.taskExists(prepared.taskId)
+        let document = try TaskRegistry.jsonText(prepared.document)
+        switch TaskCreation.decide(existing: try? await store.task(prepared.taskId), document: document) {
+        case .create: break
+        case .alreadyCreated: return try await status(prepared.taskId)
+        case .conflict: throw ServiceError.taskExists(prepared.taskId)
         }
         let nodes = (try? await store.nodes()) ?? []
         let localCount = await registry.activeCount
@@ -70,7 +99,6 @@ public actor ClusterService: TaskService {
                                  heartbeatAt: Date(), alive: true))
         }
         var tried: Set<String> = []
-        let document = try TaskRegistry.jsonText(prepared.document)
         let pending = recentPending()
         // Recent placements may be counted twice once a heartbeat includes them: without them, a
         // node with room is never refused for that.
@@ -103,13 +131,16 @@ public actor ClusterService: TaskService {
                            retryAfterSeconds: 10)
     }
 
-    public func list() async -> [TaskStatus] {
-        guard let records = try? await store.allTasks() else {
-            var statuses: [TaskStatus] = []
-            for id in await registry.localTaskIds.sorted() {
-                if let status = await registry.localStatus(id) { statuses.append(status) }
-            }
-            return statuses
+    public func list() async -> [TaskStatus] { await listing().tasks }
+
+    /// Every task from the store, running ones as their node last wrote them. A list another
+    /// node asked for is this node's own tasks; while the store is down, the tasks every
+    /// reachable node runs, marked partial.
+    public func listing() async -> TaskListing {
+        if ForwardedRequest.fromNode != nil { return TaskListing(tasks: await localStatuses()) }
+        guard !outage.storeDown, let records = try? await store.allTasks() else {
+            noteStoreFailure()
+            return await reachableListing()
         }
         let alive = await aliveNodes()
         var statuses: [TaskStatus] = []
@@ -117,11 +148,15 @@ public actor ClusterService: TaskService {
             if let local = await registry.localStatus(record.taskId) { statuses.append(local); continue }
             if let stored = storedStatus(record, alive: alive) { statuses.append(stored) }
         }
-        return statuses
+        return TaskListing(tasks: statuses)
     }
 
     public func status(_ taskId: String) async throws -> TaskStatus {
         if let local = await registry.localStatus(taskId) { return local }
+        if outage.storeDown {
+            if ForwardedRequest.fromNode != nil { throw ServiceError.taskNotFound(taskId) }
+            return try await reachableStatus(taskId)
+        }
         let record = try await record(taskId)
         if let owner = try await liveOwner(record) {
             if let response = try? await peers.send(PeerRequest(method: "GET", path: Self.path(taskId)), to: owner.advertiseURL),
@@ -134,6 +169,7 @@ public actor ClusterService: TaskService {
     }
 
     public func update(_ taskId: String, _ body: Data) async throws -> TaskStatus {
+        try refuseWritesWhileStoreDown()
         if await registry.localStatus(taskId) != nil { return try await registry.update(taskId, body) }
         let record = try await record(taskId)
         if record.desired == .stopped { throw ServiceError.invalidState("task \"\(taskId)\" is stopped") }
@@ -144,9 +180,10 @@ public actor ClusterService: TaskService {
     }
 
     public func stop(_ taskId: String) async throws -> TaskStatus {
+        try refuseWritesWhileStoreDown()
         if await registry.localStatus(taskId) != nil {
             let status = try await registry.stop(taskId, cause: .deleted)
-            written[taskId] = nil
+            written.forget(taskId: taskId)
             return status
         }
         let record = try await record(taskId)
@@ -205,11 +242,64 @@ public actor ClusterService: TaskService {
 
     // MARK: Control loop
 
-    /// Runs until cancelled or until `shutdown` finished: one `reconcile()` per interval.
+    /// Runs until cancelled or until `shutdown` finished: one `reconcile()` per interval, and
+    /// beside it one `checkLiveness()` per interval (a store call that hangs for its timeout
+    /// must not hold the workers' lease renewals).
     public func run() async {
-        while !Task.isCancelled && !stopped {
-            await reconcile()
-            try? await Task.sleep(for: .milliseconds(Int(cluster.reconcileIntervalSeconds * 1000)))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled, await !self.stopped {
+                    await self.reconcile()
+                    try? await Task.sleep(for: .milliseconds(Int(self.cluster.reconcileIntervalSeconds * 1000)))
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled, await !self.stopped {
+                    await self.checkLiveness()
+                    try? await Task.sleep(for: .milliseconds(Int(self.cluster.reconcileIntervalSeconds * 1000)))
+                }
+            }
+        }
+    }
+
+    /// Probes the nodes `OutageGuard` names (every peer while the store fails, else nodes whose
+    /// heartbeats went stale), then renews the workers' leases or stops them all.
+    public func checkLiveness() async {
+        if stopped { return }
+        let targets = outage.probeTargets(at: now)
+        let peers = self.peers
+        let timeout = outage.probeTimeoutSeconds
+        let answers = await withTaskGroup(of: (String, Bool?).self) { group in
+            for (node, url) in targets {
+                group.addTask {
+                    guard let response = try? await peers.send(PeerRequest(method: "GET", path: "/readyz", timeoutSeconds: timeout),
+                                                               to: url) else { return (node, nil) }
+                    struct Body: Decodable { var store: String? }
+                    let body = try? JSONDecoder().decode(Body.self, from: response.body)
+                    return (node, body?.store.map { $0 == "reachable" } ?? (response.status == 200))
+                }
+            }
+            var answers: [(String, Bool?)] = []
+            for await answer in group { answers.append(answer) }
+            return answers
+        }
+        for (node, seesStore) in answers {
+            if let seesStore { outage.peerAnswered(node, seesStore: seesStore, at: now) } else { outage.peerSilent(node, at: now) }
+        }
+        for action in outage.tick(at: now) {
+            switch action {
+            case .renewWorkerLeases(let seconds):
+                await registry.renewLeases(seconds: seconds)
+            case .stopAll(let reason):
+                let local = await registry.localTaskIds
+                logger.warning("stopping every task on this node", metadata: [
+                    "node_id": .string(cluster.nodeId), "tasks": .stringConvertible(local.count), "reason": .string(reason)])
+                for taskId in local {
+                    await registry.fence(taskId)
+                    written.forget(taskId: taskId)
+                }
+                ClusterMetrics.stoppedAll()
+            }
         }
     }
 
@@ -220,14 +310,13 @@ public actor ClusterService: TaskService {
         let running = local.count
         do {
             try await store.heartbeat(heartbeat(running: running))
-            lease.renewed(at: now)
-            await registry.renewLeases(seconds: lease.workerLeaseSeconds)
+            if outage.storeDown { logger.notice("the task store answers again", metadata: ["node_id": .string(cluster.nodeId)]) }
+            outage.storeAnswered(at: now)
+            await registry.renewLeases(seconds: outage.workerLeaseSeconds)
         } catch {
+            // Cut off from the store: `checkLiveness` decides whether the tasks here go on.
             ClusterMetrics.storeError()
-            if lease.mustFence(at: now) {
-                // Cut off from the store: another node may soon take these tasks.
-                for taskId in local.keys { await registry.fence(taskId) }
-            }
+            noteStoreFailure(error)
             return
         }
         await writeStatuses()
@@ -242,9 +331,15 @@ public actor ClusterService: TaskService {
             let held = try await mine
             let lastRunBy = Dictionary(held.compactMap { record in Self.statusNode(record).map { (record.taskId, $0) } },
                                        uniquingKeysWith: { first, _ in first })
+            let nodeList = try await nodes
+            outage.sawNodes(nodeList, at: now)
+            // A lost node's tasks move only once it has also been silent at its URL for long enough,
+            // and not while heartbeats are judged afresh after an outage (`OutageGuard.mayClaim`).
+            let claimable = try await orphans.filter { outage.mayClaim(from: $0.node, at: now) }
             let input = Reconciler.Input(
                 nodeId: cluster.nodeId, leaving: draining, freeSlots: max(0, cluster.capacity - running),
-                mine: held, orphans: try await orphans, nodes: try await nodes, local: local, lastRunBy: lastRunBy)
+                mine: held, orphans: claimable, nodes: nodeList, local: local, lastRunBy: lastRunBy,
+                creating: await registry.creatingTaskIds)
             ClusterMetrics.nodes(input.nodes)
             for action in Reconciler.plan(input) { await perform(action) }
         } catch {
@@ -264,7 +359,7 @@ public actor ClusterService: TaskService {
         case .fence(let taskId):
             await registry.fence(taskId)
             ClusterMetrics.fenced()
-            written[taskId] = nil
+            written.forget(taskId: taskId)
         case .claim(let record, let note):
             guard let generation = try? await store.claim(taskId: record.taskId, node: cluster.nodeId,
                                                           expectedGeneration: record.generation) else { return }
@@ -275,20 +370,22 @@ public actor ClusterService: TaskService {
         }
     }
 
-    /// Writes each local task's status when it changed (and at least every few seconds); a
-    /// refused write means another node holds the task now. Final tasks are written and let go.
+    /// Writes each local task's status when its states or files changed, else every 10 s (see
+    /// `StatusWritePolicy`); a refused write means another node holds the task now. Final tasks
+    /// are written and let go.
     private func writeStatuses() async {
         for entry in await registry.reports() {
             if entry.isFinal {
                 await registry.persistFinal(entry.taskId)
-                written[entry.taskId] = nil
+                written.forget(taskId: entry.taskId)
                 continue
             }
-            if let last = written[entry.taskId], last.text == entry.report.status, now - last.at < 5 { continue }
+            guard written.shouldWrite(taskId: entry.taskId, key: entry.key, at: now) else { continue }
             guard let accepted = try? await store.saveStatus(taskId: entry.taskId, entry.report, node: cluster.nodeId,
                                                              generation: entry.generation) else { continue }
+            ClusterMetrics.statusWritten()
             if accepted {
-                written[entry.taskId] = (entry.report.status, now)
+                written.wrote(taskId: entry.taskId, key: entry.key, at: now)
             } else {
                 await registry.fence(entry.taskId)
                 ClusterMetrics.fenced()
@@ -346,7 +443,11 @@ public actor ClusterService: TaskService {
 
     private func record(_ taskId: String) async throws -> StoredTask {
         let found: StoredTask?
-        do { found = try await store.task(taskId) } catch { throw ServiceError.storeUnavailable(error) }
+        try refuseWritesWhileStoreDown()
+        do { found = try await store.task(taskId) } catch {
+            noteStoreFailure(error)
+            throw ServiceError.storeUnavailable(error)
+        }
         guard let found else { throw ServiceError.taskNotFound(taskId) }
         return found
     }
@@ -358,9 +459,77 @@ public actor ClusterService: TaskService {
         return await aliveNodes()[node]
     }
 
+    /// Nodes alive in the store, and those whose heartbeats are old but which answer at their URL
+    /// (cut off from the store alone: they still run their tasks).
     private func aliveNodes() async -> [String: NodeInfo] {
-        let nodes = (try? await store.nodes()) ?? []
-        return Dictionary(nodes.filter(\.alive).map { ($0.nodeId, $0) }, uniquingKeysWith: { first, _ in first })
+        let nodes = outage.storeDown ? outage.knownNodes : ((try? await store.nodes()) ?? outage.knownNodes)
+        let time = now
+        return Dictionary(nodes.filter { $0.alive || outage.answered($0.nodeId, at: time) }.map { ($0.nodeId, $0) },
+                          uniquingKeysWith: { first, _ in first })
+    }
+
+    private func noteStoreFailure(_ error: (any Error)? = nil) {
+        if !outage.storeDown {
+            logger.warning("the task store cannot be reached", metadata: [
+                "node_id": .string(cluster.nodeId), "error": .string(error.map { "\($0)" } ?? "a read failed")])
+        }
+        outage.storeFailed(at: now)
+    }
+
+    private func localStatuses() async -> [TaskStatus] {
+        var statuses: [TaskStatus] = []
+        for id in await registry.localTaskIds.sorted() {
+            if let status = await registry.localStatus(id) { statuses.append(status) }
+        }
+        return statuses
+    }
+
+    /// Store down: the nodes this one reaches are asked for their own tasks, short timeouts.
+    private func reachableListing() async -> TaskListing {
+        var statuses = await localStatuses()
+        let peers = self.peers
+        let timeout = max(1, outage.probeTimeoutSeconds * 2)
+        let targets = outage.peers.filter { outage.answered($0.key, at: now) }
+        let lists = await withTaskGroup(of: [TaskStatus]?.self) { group in
+            for url in targets.values {
+                group.addTask {
+                    struct Body: Decodable { var tasks: [TaskStatus] }
+                    guard let response = try? await peers.send(PeerRequest(method: "GET", path: "/v1/tasks", timeoutSeconds: timeout), to: url),
+                          response.status == 200 else { return nil }
+                    return try? JSONDecoder().decode(Body.self, from: response.body).tasks
+                }
+            }
+            var lists: [[TaskStatus]?] = []
+            for await list in group { lists.append(list) }
+            return lists
+        }
+        let seen = Set(statuses.map(\.taskId))
+        statuses += lists.compactMap { $0 }.joined().filter { !seen.contains($0.taskId) }
+        let answered = lists.compactMap { $0 }.count
+        return TaskListing(tasks: statuses.sorted { $0.taskId < $1.taskId },
+                           partial: "the task store cannot be reached: these are the tasks running on this node and on "
+                               + "the \(answered) other node\(answered == 1 ? "" : "s") that answered")
+    }
+
+    /// Store down: the task's node, whichever reachable node that is, answers with its live status.
+    private func reachableStatus(_ taskId: String) async throws -> TaskStatus {
+        let peers = self.peers
+        let timeout = max(1, outage.probeTimeoutSeconds * 2)
+        let targets = outage.peers.filter { outage.answered($0.key, at: now) }
+        let found = await withTaskGroup(of: TaskStatus?.self) { group -> TaskStatus? in
+            for url in targets.values {
+                group.addTask {
+                    guard let response = try? await peers.send(PeerRequest(method: "GET", path: Self.path(taskId), timeoutSeconds: timeout),
+                                                               to: url),
+                          response.status == 200 else { return nil }
+                    return try? JSONDecoder().decode(TaskStatus.self, from: response.body)
+                }
+            }
+            for await status in group { if let status { group.cancelAll(); return status } }
+            return nil
+        }
+        if let found { return found }
+        throw ServiceError.storeUnavailable(TaskStoreError("no node this one reaches runs task \"\(taskId)\""))
     }
 
     private func send(_ request: PeerRequest, to node: NodeInfo) async throws -> PeerResponse {

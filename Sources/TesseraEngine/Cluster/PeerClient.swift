@@ -12,7 +12,11 @@ public struct PeerRequest: Sendable, Equatable {
     /// Path and query (`/v1/tasks/room42`).
     public var path: String
     public var body: Data?
-    public init(method: String, path: String, body: Data? = nil) { self.method = method; self.path = path; self.body = body }
+    /// The longest the answer may take (the client's default when nil): probes of other nodes are short.
+    public var timeoutSeconds: Double?
+    public init(method: String, path: String, body: Data? = nil, timeoutSeconds: Double? = nil) {
+        self.method = method; self.path = path; self.body = body; self.timeoutSeconds = timeoutSeconds
+    }
 }
 
 public struct PeerResponse: Sendable, Equatable {

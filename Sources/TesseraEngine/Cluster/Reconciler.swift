@@ -20,11 +20,15 @@ public enum Reconciler {
         public var local: [String: Int64]
         /// The node that last reported each task's status, where known (for the notes).
         public var lastRunBy: [String: String]
+        /// Tasks a `POST` on this node is creating right now: that request starts them (one
+        /// launch path), so the loop neither resumes nor fences them.
+        public var creating: Set<String>
 
         public init(nodeId: String, leaving: Bool, freeSlots: Int, mine: [StoredTask], orphans: [StoredTask],
-                    nodes: [NodeInfo], local: [String: Int64], lastRunBy: [String: String] = [:]) {
+                    nodes: [NodeInfo], local: [String: Int64], lastRunBy: [String: String] = [:], creating: Set<String> = []) {
             self.nodeId = nodeId; self.leaving = leaving; self.freeSlots = freeSlots; self.mine = mine
             self.orphans = orphans; self.nodes = nodes; self.local = local; self.lastRunBy = lastRunBy
+            self.creating = creating
         }
     }
 
@@ -44,7 +48,7 @@ public enum Reconciler {
         var actions: [Action] = []
         let mine = Dictionary(input.mine.map { ($0.taskId, $0) }, uniquingKeysWith: { first, _ in first })
         // What runs here but is no longer this node's at that generation.
-        for (taskId, generation) in input.local.sorted(by: { $0.key < $1.key }) {
+        for (taskId, generation) in input.local.sorted(by: { $0.key < $1.key }) where !input.creating.contains(taskId) {
             guard let record = mine[taskId], record.generation == generation else {
                 actions.append(.fence(taskId: taskId))
                 continue
@@ -52,7 +56,8 @@ public enum Reconciler {
             if record.desired == .stopped { actions.append(.stop(taskId: taskId)) }
         }
         if input.leaving { return actions }
-        for record in input.mine where record.desired == .running && input.local[record.taskId] == nil {
+        for record in input.mine where record.desired == .running && input.local[record.taskId] == nil
+            && !input.creating.contains(record.taskId) {
             let note = input.lastRunBy[record.taskId].flatMap { $0 == input.nodeId ? nil : $0 }
                 .map { "moved to node \(input.nodeId) from node \($0)" } ?? "resumed on node \(input.nodeId) after it restarted"
             actions.append(.resume(record, note: note))

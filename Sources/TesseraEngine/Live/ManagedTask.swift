@@ -283,14 +283,19 @@ final class ManagedTask: @unchecked Sendable {
     }
 
     /// What the task store keeps of this task as it runs.
-    var report: StatusReport? {
+    var report: StatusReport? { keyedReport?.report }
+
+    /// The report with its `StatusWritePolicy` key (states, files, webhook sequence), both of one status.
+    var keyedReport: (report: StatusReport, key: String)? {
         let status = self.status
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         guard let data = try? encoder.encode(status), let text = String(data: data, encoding: .utf8) else { return nil }
-        return lock.withLock {
+        let report = lock.withLock {
             StatusReport(status: text, files: files.byURL, webhookSequence: webhook?.upcomingSequence ?? 1)
         }
+        let recorded = report.files.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.joined(separator: ","))" }
+        return (report, ([status.storeKey, String(report.webhookSequence)] + recorded).joined(separator: "\u{1E}"))
     }
 
     /// Queues a webhook event for each change since the last published status (no waiting on the

@@ -12,6 +12,8 @@ public actor TaskRegistry {
     let configuration: RegistryConfiguration
     let store: any TaskStore
     private var tasks: [String: ManagedTask] = [:]
+    /// Ids a `POST` here is recording and starting (`create`): the only path that launches them.
+    private var creating: Set<String> = []
     private var shuttingDown = false
     private var watchdog: Task<Void, Never>?
     /// Posts every task's state changes to its `callbackUrl` (see `TaskRegistry+Webhooks.swift`).
@@ -66,7 +68,7 @@ public actor TaskRegistry {
             throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "maxDurationSeconds \(asked) is over the server's "
                                + "maximum task duration of \(durationLimit) s", path: "maxDurationSeconds")
         }
-        if resolved.mode == .relay { try await Self.checkRelayCodecs(resolved) }
+        if resolved.mode == .relay { try await checkRelayCodecs(resolved) }
         return PreparedTask(taskId: resolved.taskId, document: document)
     }
 
@@ -74,43 +76,68 @@ public actor TaskRegistry {
     public var hasRoom: Bool { !shuttingDown && activeCount < configuration.maxTasks }
     public var activeCount: Int { tasks.values.filter { !$0.isFinal }.count }
 
-    /// Records a new task in the store (409 when its id is taken anywhere in the cluster) and
-    /// starts it here.
+    /// Records a new task in the store and starts it here: the one launch of a new task (the
+    /// control loop leaves ids being created alone, see `Reconciler.Input.creating`). The same id
+    /// with the same document again is the same task, answered with its status; a different
+    /// document under a running id is 409 (see `TaskCreation`). A failed start leaves the task
+    /// stopped in the store, so nothing runs it.
     public func create(_ prepared: PreparedTask) async throws -> TaskStatus {
         if shuttingDown { throw ServiceError.shuttingDown }
-        if let existing = tasks[prepared.taskId], !existing.isFinal { throw ServiceError.taskExists(prepared.taskId) }
+        let id = prepared.taskId
+        let text = try Self.jsonText(prepared.document)
+        // A second POST of an id being created here waits for the first's outcome (at most 20 s).
+        for _ in 0..<2000 where creating.contains(id) { try? await Task.sleep(for: .milliseconds(10)) }
+        if creating.contains(id) { throw ServiceError.taskExists(id) }
+        if let existing = tasks[id], !existing.isFinal {
+            guard (try? Self.jsonText(existing.storedDocument)) == text else { throw ServiceError.taskExists(id) }
+            return existing.status
+        }
         if activeCount >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
         // Busy RTP ports are refused before the task is recorded (a rejected request changes
         // nothing); `launch` resolves them again and records them.
         if case .object(let fields) = prepared.document {
-            _ = try rtp.resolve(inputs: fields["inputs"] ?? .null, taskId: prepared.taskId, knownSDPs: [])
+            _ = try rtp.resolve(inputs: fields["inputs"] ?? .null, taskId: id, knownSDPs: [])
         }
-        let text = try Self.jsonText(prepared.document)
+        creating.insert(id)
+        defer { creating.remove(id) }
         let outcome: CreateOutcome
         do {
-            outcome = try await store.createTask(NewTask(taskId: prepared.taskId, document: text, node: configuration.nodeId))
+            outcome = try await store.createTask(NewTask(taskId: id, document: text, node: configuration.nodeId))
         } catch {
             throw ServiceError.storeUnavailable(error)
         }
-        if outcome == .exists { throw ServiceError.taskExists(prepared.taskId) }
+        let record = try? await store.task(id)
+        if outcome == .exists {
+            guard TaskCreation.decide(existing: record, document: text) == .alreadyCreated else { throw ServiceError.taskExists(id) }
+            if let local = tasks[id], !local.isFinal { return local.status }
+            return Self.recordedStatus(record, taskId: id)
+        }
         // 1 for a new id; one past the old run's when a stopped task of this id was replaced.
-        let generation = (try? await store.task(prepared.taskId))?.generation ?? 1
+        let generation = record?.generation ?? 1
         do {
-            let task = try await launch(id: prepared.taskId, stored: prepared.document, generation: generation,
-                                        history: ManagedTask.History())
+            let task = try await launch(id: id, stored: prepared.document, generation: generation, history: ManagedTask.History())
             await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
             return task.status
         } catch {
-            try? await store.setDesired(taskId: prepared.taskId, .stopped)
+            try? await store.setDesired(taskId: id, .stopped)
             throw error
         }
+    }
+
+    /// Ids a `POST` here is recording and starting right now.
+    public var creatingTaskIds: Set<String> { creating }
+
+    /// The status a record holds (the one its node last wrote), or `starting` before any.
+    static func recordedStatus(_ record: StoredTask?, taskId: String) -> TaskStatus {
+        if let text = record?.status, let status = try? JSONDecoder().decode(TaskStatus.self, from: Data(text.utf8)) { return status }
+        return TaskStatus(taskId: taskId, state: .starting, startedAt: ISO8601DateFormatter().string(from: record?.createdAt ?? Date()))
     }
 
     /// Starts a task this node holds in the store (at `record.generation`): after this node
     /// restarted, or claimed from a lost or draining node. False if it cannot run here.
     @discardableResult
     public func resume(_ record: StoredTask, note: String) async -> Bool {
-        if shuttingDown { return false }
+        if shuttingDown || creating.contains(record.taskId) { return false }
         if let existing = tasks[record.taskId], !existing.isFinal { return true }
         guard let document = try? JSONValue.parse(Data(record.document.utf8)) else { return false }
         let previous = record.status.flatMap { try? JSONDecoder().decode(TaskStatus.self, from: Data($0.utf8)) }
@@ -274,8 +301,9 @@ public actor TaskRegistry {
     // MARK: For the cluster's reconcile loop
 
     /// Each running task's status for the store, with the generation it is held at.
-    public func reports() -> [(taskId: String, generation: Int64, report: StatusReport, isFinal: Bool)] {
-        tasks.compactMap { id, task in task.report.map { (id, task.generation, $0, task.isFinal) } }
+    /// `key` changes when the store must learn of it at once (see `StatusWritePolicy`).
+    public func reports() -> [(taskId: String, generation: Int64, report: StatusReport, key: String, isFinal: Bool)] {
+        tasks.compactMap { id, task in task.keyedReport.map { (id, task.generation, $0.report, $0.key, task.isFinal) } }
     }
 
     /// Writes a final task's last status (and, when it ended for good, its desired state) to the
@@ -376,19 +404,12 @@ public actor TaskRegistry {
         }
     }
 
-    /// FLV carries H.264 only: a relay of a file in another codec to RTMP is refused up front.
-    private static func checkRelayCodecs(_ task: ResolvedTask) async throws {
+    /// FLV carries H.264 only: a relay of a file in another codec to RTMP is refused up front,
+    /// by a short-lived `tessera probe` process (this server never opens callers' media).
+    private func checkRelayCodecs(_ task: ResolvedTask) async throws {
         guard let input = task.inputs.first, case .file = input.source else { return }
-        try await BlockingWork.run { try checkRelayCodecsNow(task, input: input) }
-    }
-
-    private static func checkRelayCodecsNow(_ task: ResolvedTask, input: ResolvedInput) throws {
-        do {
-            let source = try SourceOpener.open(input, interrupt: InterruptFlag(), decoderThreads: 1)
-            try RelaySession.checkCodecs(source, outputs: task.outputs)
-        } catch {
-            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "\(error)", path: "inputs[0].url")
-        }
+        let executable = configuration.workerExecutable
+        try await BlockingWork.run { try CodecProbe.check(task, executable: executable) }
     }
 
     /// Kills workers that stopped reporting (a hang inside FFmpeg); they are then restarted or failed.

@@ -8,6 +8,8 @@ public protocol TaskService: Sendable {
     func create(_ body: Data) async throws -> TaskStatus
     /// Every task the registry knows, finished ones included until they are forgotten.
     func list() async -> [TaskStatus]
+    /// `list()`, marked when it may lack tasks (`GET /v1/tasks`).
+    func listing() async -> TaskListing
     /// `TaskNotFound` 404.
     func status(_ taskId: String) async throws -> TaskStatus
     /// Applies an update (`PATCH`): `layout`, `audio`, `inputs`, `outputs`, optional `sequence`.
@@ -26,10 +28,30 @@ public protocol TaskService: Sendable {
     func shutdown(deadlineSeconds seconds: Double) async
     /// `/readyz`: this node takes API traffic (its task store answers, it is not draining).
     func isReady() async -> Bool
+    /// `/readyz` with its body: also what this node says of its task store (other nodes probe it).
+    func readiness() async -> Readiness
 }
 
 extension TaskService {
     public func isReady() async -> Bool { true }
+    public func listing() async -> TaskListing { TaskListing(tasks: await list()) }
+    public func readiness() async -> Readiness { await isReady() ? .ready : Readiness(ready: false, status: "not ready") }
+}
+
+/// What `/readyz` answers: 200 when `ready`, else 503; `status` is its body's word.
+public struct Readiness: Sendable, Equatable {
+    public var ready: Bool
+    /// `ready`, `store unreachable` (200 while every node sees the store's outage) or `not ready`.
+    public var status: String
+    /// Whether this node reaches its task store.
+    public var storeReachable: Bool
+    public var reason: String?
+
+    public init(ready: Bool, status: String, storeReachable: Bool = true, reason: String? = nil) {
+        self.ready = ready; self.status = status; self.storeReachable = storeReachable; self.reason = reason
+    }
+
+    public static let ready = Readiness(ready: true, status: "ready")
 }
 
 /// An error the API answers with `{"error": {"code", "message", "path"}}`.
@@ -92,4 +114,12 @@ public struct SEIAccepted: Codable, Sendable, Equatable {
     public init(taskId: String, uuid: String, bytes: Int, repeat count: Int) {
         self.taskId = taskId; self.uuid = uuid; self.bytes = bytes; self.repeat = count
     }
+}
+
+/// `GET /v1/tasks`: every task; `partial` says why the list may lack some (the task store is down
+/// and it holds what the reachable nodes run).
+public struct TaskListing: Sendable, Equatable {
+    public var tasks: [TaskStatus]
+    public var partial: String?
+    public init(tasks: [TaskStatus], partial: String? = nil) { self.tasks = tasks; self.partial = partial }
 }

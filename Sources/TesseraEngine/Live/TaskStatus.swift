@@ -134,3 +134,16 @@ public struct OutputStatus: Codable, Sendable, Equatable {
         self.url = url; self.state = state; self.bytes = bytes; self.reconnects = reconnects; self.lastError = lastError
     }
 }
+
+extension TaskStatus {
+    /// What the task store must learn as soon as it changes (see `StatusWritePolicy`): the task,
+    /// input and output states, the reason, the node, the applied sequence, restarts and files.
+    /// Counters (frames, fps, uptime, bytes, packets…) are left out: they are read live from the
+    /// node that runs the task.
+    public var storeKey: String {
+        var parts = [state.rawValue, reason ?? "", node ?? "", sequence.map(String.init) ?? "", String(workerRestarts ?? 0)]
+        parts += inputs.map { "i:\($0.id)=\($0.state.rawValue)" }
+        parts += outputs.map { "o:\($0.url)=\($0.state.rawValue):\(($0.files ?? []).joined(separator: ","))" }
+        return parts.joined(separator: "\u{1F}")
+    }
+}
