@@ -194,7 +194,7 @@ import TesseraCore
         }
         #expect(message("inputs[0].url", #""missing.mp4""#) == "inputs[0].url: file not found: missing.mp4")
         #expect(message("outputs[0].url", #""out.avi""#)
-            == #"outputs[0].url: no container for extension ".avi"; use .mp4, .flv, .mkv, .ts or .y4m"#)
+            == #"outputs[0].url: no container for extension ".avi"; use .mp4, .flv, .mkv, .ts, .y4m or .m3u8 (HLS)"#)
         #expect(message("layout.regions[1].input", #""x""#) == #"layout.regions[1].input: unknown input "x""#)
         #expect(message("audio", #"{"inputs": ["anchor", "x"]}"#) == #"audio.inputs[1]: unknown input "x""#)
         #expect(message("outputs", "[]") == "outputs: at least one output is required")
