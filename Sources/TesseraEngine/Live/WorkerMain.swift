@@ -44,16 +44,27 @@ public enum WorkerMain {
         commands.start()
         let reporter = Thread {
             while !finished.value {
-                if lease.expired {
+                if lease.expired, !lease.didExpire {
                     // The server has not renewed the lease: it is paused or cut off from the task
-                    // store, and another node may soon take this task. Stop before that.
+                    // store, and another node may soon take this task. Stop before that — and
+                    // for sure: a stop that finishes outputs may take seconds on a loaded
+                    // machine, so after a short grace the worker leaves whatever is unfinished
+                    // (recordings stay playable up to their last fragment).
                     lease.noteExpiry()
                     pipeline.requestStop()
+                    Thread.detachNewThread {
+                        Thread.sleep(forTimeInterval: leaseExpiryGraceSeconds)
+                        guard !finished.value else { return }
+                        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: .stopped, reason: expiredReason),
+                                                leaseExpired: true))
+                        _exit(0)
+                    }
                 }
                 events.send(WorkerEvent(type: .status, status: status(of: pipeline, state: nil, reason: nil)))
                 // Woken by a change, the lease running out, or the heartbeat. A burst of changes
                 // (every input of a task going silent together) is sent as one status.
-                if pipeline.statusChanged.wait(seconds: min(heartbeatSeconds, lease.secondsLeft ?? heartbeatSeconds)) {
+                let untilExpiry = lease.didExpire ? nil : lease.secondsLeft
+                if pipeline.statusChanged.wait(seconds: min(heartbeatSeconds, untilExpiry ?? heartbeatSeconds)) {
                     Thread.sleep(forTimeInterval: 0.01)
                 }
             }
@@ -69,7 +80,7 @@ public enum WorkerMain {
             reason = "\(error)"
         }
         finished.value = true
-        if lease.didExpire { reason = reason ?? "the worker's lease from its server ran out; stopped so that no other node runs the task twice" }
+        if lease.didExpire { reason = reason ?? expiredReason }
         events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason),
                                 leaseExpired: lease.didExpire ? true : nil))
         return exitState == .failed ? 1 : 0
@@ -77,6 +88,11 @@ public enum WorkerMain {
 
     /// How often the status goes out when nothing changes: the counters (frames, bytes, fps).
     static let heartbeatSeconds = 1.0
+
+    /// How long a worker whose lease ran out may spend finishing its outputs before it exits
+    /// anyway: another node takes the task only well after (`OutageGuard.silenceBeforeClaimSeconds`).
+    static let leaseExpiryGraceSeconds = 1.0
+    private static let expiredReason = "the worker's lease from its server ran out; stopped so that no other node runs the task twice"
 
     private static func handle(_ command: WorkerCommand, pipeline: TaskRunner, lease: WorkerLease, events: LineWriter) {
         switch command.type {
