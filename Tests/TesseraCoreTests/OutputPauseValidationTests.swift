@@ -17,6 +17,8 @@ import TesseraCore
         let offline = TaskFixtures.validate(Self.document(_outputs: #"{"url": "a.mp4", "paused": true}"#),
                                             options: TaskFixtures.options(offline: true, pace: .asap))
         #expect(TaskFixtures.issues(offline).map(\.path) == ["outputs[0].paused"])
+        let relay = TaskFixtures.validate(#"{"mode": "relay", "inputs": [{"id": "a", "url": "anchor.mp4"}], "outputs": [{"url": "a.mp4", "paused": true}]}"#)
+        #expect(TaskFixtures.issues(relay).map(\.path) == ["outputs[0].paused"])
     }
 
     @Test func pausingKeepsTheDestination() throws {

@@ -35,7 +35,7 @@ extension ValidationContext {
             seenURLs[spec.url] = index
             if TaskPathResolver.scheme(of: spec.url) == "rtp" {
                 if let settings = resolveRTPOutput(spec, at: index, context: context) {
-                    outputs.append(resolvePause(spec, kind: .rtp(settings), at: index))
+                    outputs.append(resolvePause(spec, kind: .rtp(settings), at: index, mode: mode))
                 }
                 continue
             }
@@ -49,7 +49,7 @@ extension ValidationContext {
                         continue
                     }
                     seenFiles[settings.playlist] = index
-                    outputs.append(resolvePause(spec, kind: .hls(settings), at: index))
+                    outputs.append(resolvePause(spec, kind: .hls(settings), at: index, mode: mode))
                 }
                 continue
             }
@@ -68,15 +68,21 @@ extension ValidationContext {
                     continue
                 }
             }
-            outputs.append(resolvePause(spec, kind: kind, at: index))
+            outputs.append(resolvePause(spec, kind: kind, at: index, mode: mode))
         }
         return issues.count == before ? outputs : nil
     }
 
-    /// `paused`: recordings only (a file or HLS), and only live, where a `PATCH` can resume them.
-    private mutating func resolvePause(_ spec: OutputSpec, kind: ResolvedOutput.Kind, at index: Int) -> ResolvedOutput {
+    /// `paused`: recordings only (a file or HLS), and only live, where a `PATCH` can resume them,
+    /// in a mix (a relay copies its input's packets as they come and has no keyframe to ask for).
+    private mutating func resolvePause(_ spec: OutputSpec, kind: ResolvedOutput.Kind, at index: Int,
+                                       mode: TaskMode?) -> ResolvedOutput {
         guard let paused = spec.paused else { return ResolvedOutput(url: spec.url, kind: kind) }
         let path = FieldPath.element("outputs", index) + ".paused"
+        if mode == .relay {
+            issues.add(path, "a relay cannot pause an output; use mode mix")
+            return ResolvedOutput(url: spec.url, kind: kind, paused: paused)
+        }
         switch kind {
         case .file(_, .y4m):
             issues.add(path, "a .y4m output holds raw frames for inspection and cannot be paused")
