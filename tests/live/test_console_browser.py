@@ -71,11 +71,17 @@ def sign_in(driver, srv):
 
 
 def wait_for(driver, css, timeout=20, check=lambda e: True):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     found = []
 
     def present():
-        found[:] = [e for e in driver.find_elements(By.CSS_SELECTOR, css) if check(e)]
+        # A page that refreshes (the cluster table, the task list) replaces elements between
+        # finding and checking them: that is "not yet", not a failure.
+        try:
+            found[:] = [e for e in driver.find_elements(By.CSS_SELECTOR, css) if check(e)]
+        except StaleElementReferenceException:
+            found.clear()
         return bool(found)
     assert wait_until(present, timeout, 0.1), f"no {css} within {timeout} s; page:\n{driver.find_element(By.TAG_NAME, 'body').text[:2000]}"
     return found[0]
