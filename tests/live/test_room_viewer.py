@@ -17,9 +17,7 @@ Each test is ≤ 30 s and passes with one core busy (`yes > /dev/null`).
 """
 from __future__ import annotations
 
-import shutil
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +25,8 @@ import pytest
 from roomviewer import (FfmpegSource, KeyframeOnRequestSource, RemotePublisher, RtcpTap, StreamingMountpoint,
                         Viewer)
 from livetools import free_port
-from sfutools import AsyncioThread, JanusServer, VideoRoom, build_noloop_preload, srtp_key
+from test_sfu_janus import aio, janus, noloop_preload  # noqa: F401 - fixtures
+from sfutools import VideoRoom, srtp_key
 
 pytestmark = pytest.mark.live
 
@@ -47,38 +46,9 @@ def has_tone(tones: list[float], f: float, tol: float = 5.0) -> bool:
 
 
 # --------------------------------------------------------------------------------------------- #
-# fixtures (the same shape as test_sfu_janus.py's)
+# fixtures: Janus, its loopback shim and the asyncio thread are test_sfu_janus.py's; closers here
+# also survive a stop that raises (viewers, sources, taps, mountpoints)
 # --------------------------------------------------------------------------------------------- #
-@pytest.fixture(scope="session")
-def noloop_preload(tmp_path_factory) -> Path:
-    for tool in ("janus", "gcc", "ffmpeg"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is not on PATH: run scripts/install.sh (janus, gcc, ffmpeg)")
-    return build_noloop_preload(tmp_path_factory.mktemp("noloop"))
-
-
-@pytest.fixture
-def janus(tmp_path, noloop_preload, request):
-    srv = JanusServer(tmp_path / "janus", noloop_preload)
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
-        rep = getattr(request.node, "rep_call", None)
-        if rep is not None and rep.failed:
-            print(f"--- janus log (tail) ---\n{srv.log_tail(3000)}")
-
-
-@pytest.fixture
-def aio():
-    loop = AsyncioThread()
-    try:
-        yield loop
-    finally:
-        loop.stop()
-
-
 @pytest.fixture
 def closers():
     """Things with a `stop()` (viewers, sources, taps, mountpoints), stopped at teardown, last first."""

@@ -4,7 +4,7 @@ import Foundation
 enum HLSOutputs {
     static func isPlaylist(_ url: String) -> Bool {
         let path = URLComponents(string: url)?.path ?? url
-        return path.lowercased().hasSuffix(".m3u8") && !url.lowercased().hasPrefix("rtp:")
+        return path.lowercased().hasSuffix(".m3u8")
     }
 }
 
