@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraEngine
-import TesseraMedia
 
 /// The settings of `tessera serve`, resolved once at the edge: a flag wins over its environment
 /// variable, which wins over the config file (`--config`, `TESSERA_CONFIG`), which wins over the
@@ -82,7 +81,7 @@ public struct ServeSettings: Sendable, Equatable {
     ///     the default media root. Relative paths in the config file resolve against its directory.
     ///   - isLocalAddress: whether an IP address belongs to this host (for `--rtp-bind-address`).
     public init(flags: Flags, environment: [String: String], workingDirectory: String,
-                isLocalAddress: (String) -> Bool = UDPPortProbe.isLocalAddress) throws(Invalid) {
+                isLocalAddress: (String) -> Bool) throws(Invalid) {
         var configPath = flags.config
         if configPath == nil, let variable = environment[Self.configVariable], !variable.isEmpty { configPath = variable }
         let file = try configPath.map { path throws(Invalid) in
@@ -192,10 +191,10 @@ public struct ServeSettings: Sendable, Equatable {
     }
 
     /// The registry's configuration from these settings.
-    public func registryConfiguration(workerExecutable: String) -> RegistryConfiguration {
+    public func registryConfiguration(workerExecutable: String, udpPorts: UDPPortChecker) -> RegistryConfiguration {
         var configuration = RegistryConfiguration(
             mediaRoot: mediaRoot, outputDirectory: outputDirectory, maxTasks: maxTasks,
-            workerExecutable: workerExecutable, logLevel: logLevel.rawValue,
+            workerExecutable: workerExecutable, logLevel: logLevel.rawValue, udpPorts: udpPorts,
             maxWorkerRestarts: maxWorkerRestarts, workerHangSeconds: workerHangSeconds,
             outputGiveUpSeconds: outputGiveUpSeconds, rtpPortRange: rtpPortRange,
             rtpAnnounceAddress: rtpAnnounceAddress)

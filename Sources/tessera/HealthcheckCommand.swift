@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraEngine
 import TesseraServer
 
 /// `tessera healthcheck`: exit 0 when the local `tessera serve` answers `GET /healthz` with 200,
@@ -25,7 +26,8 @@ struct HealthcheckCommand: ParsableCommand {
             var flags: [ServeSetting: String] = [:]
             if let port { flags[.port] = port }
             settings = try ServeSettings(flags: .init(flags), environment: ProcessInfo.processInfo.environment,
-                                         workingDirectory: FileManager.default.currentDirectoryPath)
+                                         workingDirectory: FileManager.default.currentDirectoryPath,
+                                         isLocalAddress: UDPPortChecker.host.isLocalAddress)
         } catch {
             throw ValidationError(error.description)
         }

@@ -80,7 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             settings = try ServeSettings(flags: .init(flagValues, config: config),
                                          environment: ProcessInfo.processInfo.environment,
-                                         workingDirectory: FileManager.default.currentDirectoryPath)
+                                         workingDirectory: FileManager.default.currentDirectoryPath,
+                                         isLocalAddress: UDPPortChecker.host.isLocalAddress)
         } catch {
             throw ValidationError(error.description)
         }
@@ -99,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("task store: \(error)")
         }
-        let registryConfiguration = settings.registryConfiguration(workerExecutable: Self.executablePath())
+        let registryConfiguration = settings.registryConfiguration(workerExecutable: Self.executablePath(), udpPorts: .host)
         let registry = TaskRegistry(configuration: registryConfiguration, store: taskStore)
         let peers = HTTPPeerClient(nodeId: settings.nodeId, token: settings.server.apiToken)
         let cluster = ClusterService(

@@ -16,7 +16,7 @@ import TesseraMedia
     }
 
     @Test func anAllocationBecomesItsSDPAndKeepsItsSource() throws {
-        let allocations = RTPAllocations(range: 47100...47119, announceAddress: "127.0.0.1", bindAddress: "127.0.0.1")
+        let allocations = RTPAllocations(range: 47100...47119, announceAddress: "127.0.0.1", bindAddress: "127.0.0.1", udpPorts: .host)
         let asked = try Self.inputs(#"""
             [{"id": "a", "rtp": {"allocate": {"video": {"codec": "H264", "payloadType": 99, "rtxPayloadType": 100},
                                               "audio": "opus"}, "source": "127.0.0.1"}}]
@@ -32,7 +32,7 @@ import TesseraMedia
 
     /// Ports stay while the description is the same (whichever form says it), and change with it.
     @Test func keepsPortsForTheSameDescriptionOnly() throws {
-        let allocations = RTPAllocations(range: 47120...47139, announceAddress: "127.0.0.1")
+        let allocations = RTPAllocations(range: 47120...47139, announceAddress: "127.0.0.1", udpPorts: .host)
         let (_, first) = try allocations.resolve(inputs: Self.inputs(#"[{"id": "a", "rtp": {"allocate": {"video": "VP8"}}}]"#),
                                                  taskId: "t", knownSDPs: [])
         allocations.commit(taskId: "t", first)
@@ -46,7 +46,7 @@ import TesseraMedia
     }
 
     @Test func rtcpMuxTakesOnePortPerMedium() throws {
-        let allocations = RTPAllocations(range: 47140...47141, announceAddress: "127.0.0.1")
+        let allocations = RTPAllocations(range: 47140...47141, announceAddress: "127.0.0.1", udpPorts: .host)
         let muxed = try Self.inputs(#"[{"id": "a", "rtp": {"allocate": {"video": "H264", "audio": "opus", "rtcpMux": true}}}]"#)
         let (_, held) = try allocations.resolve(inputs: muxed, taskId: "t", knownSDPs: [])
         #expect(held["a"]?.ports == [47140, 47141])
@@ -58,7 +58,7 @@ import TesseraMedia
     /// A port held on the address the worker will bind is skipped.
     @Test func probesTheAddressTheWorkerBinds() throws {
         let holder = try UDPSocket(port: 47160, bindAddress: "127.0.0.1")
-        let allocations = RTPAllocations(range: 47160...47163, announceAddress: "127.0.0.1")
+        let allocations = RTPAllocations(range: 47160...47163, announceAddress: "127.0.0.1", udpPorts: .host)
         let (_, held) = try withExtendedLifetime(holder) {
             try allocations.resolve(inputs: Self.inputs(#"[{"id": "a", "rtp": {"allocate": {"audio": "pcmu"}}}]"#),
                                     taskId: "t", knownSDPs: [])
@@ -70,7 +70,7 @@ import TesseraMedia
     /// allocation, before anything is recorded.
     @Test func anSDPTheIngestCannotReadIsRefused() throws {
         let key = Data(repeating: 3, count: 30).base64EncodedString()
-        let allocations = RTPAllocations(range: 47180...47189, announceAddress: "127.0.0.1")
+        let allocations = RTPAllocations(range: 47180...47189, announceAddress: "127.0.0.1", udpPorts: .host)
         let asked = try Self.inputs(#"[{"id": "a", "rtp": {"allocate": {"video": "H264", "srtp": {"suite": "AES_CM_128_HMAC_SHA1_80", "key": "\#(key)"}}}}]"#)
         do {
             let (_, held) = try allocations.resolve(inputs: asked, taskId: "t", knownSDPs: [])
@@ -80,4 +80,10 @@ import TesseraMedia
             #expect(error.httpStatus == 400 && error.path == "inputs[0].rtp.allocate")
         }
     }
+}
+
+extension UDPPortChecker {
+    /// This host's real sockets: the allocator's tests probe ports on 127.0.0.1.
+    static let host = UDPPortChecker(firstBusy: { UDPPortProbe.firstBusy($0, bindAddress: $1) },
+                                     isLocalAddress: UDPPortProbe.isLocalAddress)
 }

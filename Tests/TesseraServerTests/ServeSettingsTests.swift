@@ -5,7 +5,8 @@ import TesseraServer
 
 @Suite struct ServeSettingsTests {
     @Test func defaults() throws {
-        let settings = try ServeSettings(flags: .init(), environment: [:], workingDirectory: "/srv/media")
+        let settings = try ServeSettings(flags: .init(), environment: [:], workingDirectory: "/srv/media",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.server == ServerConfiguration(host: "127.0.0.1", port: 8080, apiToken: nil,
                                                        maxBodyBytes: 1 << 20, shutdownSeconds: 10))
         #expect(settings.mediaRoot == "/srv/media")
@@ -36,7 +37,8 @@ import TesseraServer
             "TESSERA_WORKER_HANG_SECONDS": "7", "TESSERA_OUTPUT_GIVE_UP_SECONDS": "9", "TESSERA_WEBHOOK_SECRET": "hook",
             "TESSERA_DENY_HOSTS": "10.0.0.0/8, metadata.internal",
         ]
-        let settings = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/srv")
+        let settings = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/srv",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.server == ServerConfiguration(host: "0.0.0.0", port: 9000, apiToken: "tok",
                                                        maxBodyBytes: 2048, shutdownSeconds: 2.5))
         #expect(settings.mediaRoot == "/srv/media")
@@ -58,7 +60,8 @@ import TesseraServer
                                          .maxTasks: "2", .maxBodyBytes: "10", .shutdownSeconds: "0", .logLevel: "error"])
         let environment = ["TESSERA_HOST": "0.0.0.0", "TESSERA_PORT": "9000", "TESSERA_API_TOKEN": "env",
                            "TESSERA_MEDIA_ROOT": "/env", "TESSERA_MAX_TASKS": "oops"]
-        let settings = try ServeSettings(flags: flags, environment: environment, workingDirectory: "/srv")
+        let settings = try ServeSettings(flags: flags, environment: environment, workingDirectory: "/srv",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.server.host == "::1")
         #expect(settings.server.port == 7000)
         #expect(settings.server.apiToken == "flag")
@@ -74,7 +77,8 @@ import TesseraServer
         let config = try directory.write("tessera.json", #"{"port": 1001, "maxTasks": 3, "maxInputs": 4, "logLevel": "warning"}"#)
         let environment = ["TESSERA_PORT": "2002", "TESSERA_MAX_TASKS": "5"]
         let settings = try ServeSettings(flags: .init([.port: "3003"], config: config), environment: environment,
-                                         workingDirectory: "/")
+                                         workingDirectory: "/",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.server.port == 3003, "flag over environment and file")
         #expect(settings.maxTasks == 5, "environment over file")
         #expect(settings.maxInputs == 4, "file over default")
@@ -92,7 +96,8 @@ import TesseraServer
              "rtpAddress": "192.0.2.7", "maxDurationSeconds": 90.5, "webhookSecret": "s"}
             """)
         let settings = try ServeSettings(flags: .init(), environment: ["TESSERA_CONFIG": "conf/serve.json"],
-                                         workingDirectory: directory.path)
+                                         workingDirectory: directory.path,
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.mediaRoot == directory.path + "/media")
         #expect(settings.outputDirectory == directory.path + "/conf/out")
         #expect(settings.server.apiToken == "file-token", "trailing newline dropped")
@@ -120,7 +125,8 @@ import TesseraServer
         let directory = try TemporaryDirectory()
         let config = try directory.write("bad.json", text)
         #expect {
-            _ = try ServeSettings(flags: .init(config: config), environment: [:], workingDirectory: "/")
+            _ = try ServeSettings(flags: .init(config: config), environment: [:], workingDirectory: "/",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         } throws: { error in
             "\(error)".hasPrefix("config file \(config): ") && "\(error)".contains(message)
         }
@@ -128,7 +134,8 @@ import TesseraServer
 
     @Test func missingConfigFileIsAnError() {
         #expect {
-            _ = try ServeSettings(flags: .init(config: "/no/such/tessera.json"), environment: [:], workingDirectory: "/")
+            _ = try ServeSettings(flags: .init(config: "/no/such/tessera.json"), environment: [:], workingDirectory: "/",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         } throws: { error in
             "\(error)".hasPrefix("config file /no/such/tessera.json: cannot be read")
         }
@@ -152,7 +159,8 @@ import TesseraServer
     ])
     func badEnvironmentNamesTheVariable(environment: [String: String], message: String) {
         #expect {
-            _ = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/")
+            _ = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         } throws: { error in
             "\(error)".hasPrefix(message)
         }
@@ -165,7 +173,8 @@ import TesseraServer
     ])
     func badFlagNamesTheFlag(flags: [ServeSetting: String], message: String) {
         #expect {
-            _ = try ServeSettings(flags: .init(flags), environment: [:], workingDirectory: "/")
+            _ = try ServeSettings(flags: .init(flags), environment: [:], workingDirectory: "/",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         } throws: { error in
             "\(error)".hasPrefix(message)
         }
@@ -176,13 +185,15 @@ import TesseraServer
         let file = try directory.write("secret", "  from-file \n")
         let settings = try ServeSettings(flags: .init([.apiTokenFile: file, .webhookSecretFile: file]),
                                          environment: ["TESSERA_API_TOKEN": "from-env", "TESSERA_WEBHOOK_SECRET": "env"],
-                                         workingDirectory: "/")
+                                         workingDirectory: "/",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.server.apiToken == "from-file")
         #expect(settings.webhookSecret == "from-file")
     }
 
     @Test func emptyTokenMeansNoToken() throws {
-        let settings = try ServeSettings(flags: .init(), environment: ["TESSERA_API_TOKEN": ""], workingDirectory: "/")
+        let settings = try ServeSettings(flags: .init(), environment: ["TESSERA_API_TOKEN": ""], workingDirectory: "/",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.server.apiToken == nil)
         #expect(ServerConfiguration(apiToken: "").apiToken == nil)
     }
@@ -193,8 +204,9 @@ import TesseraServer
                            "TESSERA_WORKER_HANG_SECONDS": "6", "TESSERA_OUTPUT_GIVE_UP_SECONDS": "8",
                            "TESSERA_RTP_PORTS": "21000-21009", "TESSERA_RTP_ADDRESS": "198.51.100.1",
                            "TESSERA_WEBHOOK_SECRET": "w", "TESSERA_DENY_HOSTS": "10.0.0.0/8", "TESSERA_MAX_TASKS": "7"]
-        let settings = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/m")
-        let registry = settings.registryConfiguration(workerExecutable: "/bin/tessera")
+        let settings = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/m",
+                                         isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
+        let registry = settings.registryConfiguration(workerExecutable: "/bin/tessera", udpPorts: .unchecked)
         #expect(registry.mediaRoot == "/m" && registry.outputDirectory == "/m" && registry.maxTasks == 7)
         #expect(registry.workerExecutable == "/bin/tessera" && registry.logLevel == "info")
         #expect([registry.maxInputs, registry.maxRegions, registry.maxOutputs, registry.maxWorkerRestarts] as [Int] == [3, 5, 2, 4])

@@ -1,6 +1,5 @@
 import Foundation
 import TesseraCore
-import TesseraMedia
 
 /// Checks a relay's input codecs against its outputs (FLV carries H.264 only) in a short-lived
 /// child process, `tessera probe`: the server never opens a caller's media itself, so a file that
@@ -8,12 +7,6 @@ import TesseraMedia
 enum CodecProbe {
     /// The longest a probe may take before it is killed and the task refused.
     static let timeoutSeconds = 15.0
-
-    /// What the probe writes on its standard output (one JSON object).
-    struct Answer: Codable, Sendable {
-        /// Why the input cannot be relayed to these outputs; nil when it can.
-        var error: String?
-    }
 
     /// In the server: runs `executable probe` with the plan on its standard input. Blocking (call
     /// through `BlockingWork`). Throws a 400 naming `inputs[0].url` when the input is refused, or
@@ -44,7 +37,7 @@ enum CodecProbe {
         if process.terminationReason == .uncaughtSignal {
             throw refusal("the input could not be probed: the probe process was killed by signal \(process.terminationStatus)")
         }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
+        guard let answer = try? JSONDecoder().decode(ProbeAnswer.self, from: data) else {
             throw refusal("the input could not be probed: the probe process exited with status \(process.terminationStatus)")
         }
         if let error = answer.error { throw refusal(error) }
@@ -52,27 +45,5 @@ enum CodecProbe {
 
     private static func refusal(_ message: String) -> ServiceError {
         ServiceError(code: "InvalidTask", httpStatus: 400, message: message, path: "inputs[0].url")
-    }
-}
-
-/// The body of `tessera probe` (internal): reads a resolved plan from standard input, opens its
-/// first input and checks its codecs against the outputs, and answers on standard output.
-public enum ProbeMain {
-    public static func run() -> Int32 {
-        FFmpeg.configureLogging(verbose: false)
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        var answer = CodecProbe.Answer()
-        do {
-            let plan = try JSONDecoder().decode(ResolvedTask.self, from: data)
-            if let input = plan.inputs.first {
-                let source = try SourceOpener.open(input, interrupt: InterruptFlag(), decoderThreads: 1)
-                try RelaySession.checkCodecs(source, outputs: plan.outputs)
-            }
-        } catch {
-            answer.error = "\(error)"
-        }
-        let encoded = (try? JSONEncoder().encode(answer)) ?? Data("{}".utf8)
-        FileHandle.standardOutput.write(encoded + Data("\n".utf8))
-        return 0
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import TesseraCore
-import TesseraMedia
 
 /// The RTP ports of the service's tasks: ports handed to `rtp.allocate` inputs from the configured
 /// range, and the check that an `rtp.sdp` input's ports are free before its task starts.
@@ -29,13 +28,15 @@ package final class RTPAllocations {
     private let announceAddress: String
     /// `--rtp-bind-address` as resolved; nil: none.
     private let bindAddress: String?
+    private let udpPorts: UDPPortChecker
     /// taskId → inputId → allocation.
     private var byTask: [String: [String: Allocation]] = [:]
 
-    package init(range: ClosedRange<Int>, announceAddress: String, bindAddress: String? = nil) {
+    package init(range: ClosedRange<Int>, announceAddress: String, bindAddress: String? = nil, udpPorts: UDPPortChecker) {
         self.range = range
         self.announceAddress = announceAddress
         self.bindAddress = bindAddress
+        self.udpPorts = udpPorts
     }
 
     /// The allocation of an input, for its status.
@@ -126,7 +127,7 @@ package final class RTPAllocations {
                     throw ServiceError.portInUse("UDP port \(port) is allocated to another RTP input", path: path)
                 }
                 for media in [session.video, session.audio].compactMap({ $0 }) {
-                    if let busy = UDPPortProbe.firstBusy(media.boundPorts, bindAddress: localAddress(for: media.address)) {
+                    if let busy = udpPorts.firstBusy(media.boundPorts, localAddress(for: media.address)) {
                         throw ServiceError.portInUse(busy.reason, path: path)
                     }
                 }
@@ -143,7 +144,7 @@ package final class RTPAllocations {
 
     /// The address a medium whose SDP names `sessionAddress` binds (nil: every interface).
     private func localAddress(for sessionAddress: String?) -> String? {
-        RTPBindAddress.choose(sessionAddress: sessionAddress, setting: bindAddress, isLocal: UDPPortProbe.isLocalAddress)
+        RTPBindAddress.choose(sessionAddress: sessionAddress, setting: bindAddress, isLocal: udpPorts.isLocalAddress)
     }
 
     /// The allocation request of an input as validated (the document was validated before).
@@ -168,7 +169,7 @@ package final class RTPAllocations {
         let needed = (request.video == nil ? 0 : 1) + (request.audio == nil ? 0 : 1)
         while ports.count < needed, candidate + width - 1 <= range.upperBound {
             let group = Array(candidate..<(candidate + width))
-            if !group.contains(where: taken.contains), UDPPortProbe.firstBusy(group, bindAddress: address) == nil {
+            if !group.contains(where: taken.contains), udpPorts.firstBusy(group, address) == nil {
                 ports.append(candidate)
             }
             candidate += width

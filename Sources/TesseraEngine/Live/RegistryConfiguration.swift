@@ -20,6 +20,8 @@ public struct RegistryConfiguration: Sendable {
     /// `--rtp-bind-address` as resolved (nil: none): with each SDP's address, where RTP sockets
     /// bind (`RTPBindAddress`).
     public var rtpBindAddress: String?
+    /// Probes the UDP ports the RTP inputs are given (the media library's sockets, handed in).
+    public var udpPorts: UDPPortChecker
     /// Per-task limits (a request over one is refused with a 4xx naming the field).
     public var maxInputs: Int = 32
     public var maxRegions: Int = 64
@@ -38,8 +40,10 @@ public struct RegistryConfiguration: Sendable {
     public var webhookSecret: String?
 
     public init(mediaRoot: String, outputDirectory: String, maxTasks: Int, workerExecutable: String, logLevel: String,
+                udpPorts: UDPPortChecker,
                 maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15, outputGiveUpSeconds: Double = 60,
                 rtpPortRange: ClosedRange<Int> = 20000...20999, rtpAnnounceAddress: String = "127.0.0.1") {
+        self.udpPorts = udpPorts
         self.rtpPortRange = rtpPortRange; self.rtpAnnounceAddress = rtpAnnounceAddress
         self.outputGiveUpSeconds = outputGiveUpSeconds
         self.mediaRoot = mediaRoot; self.outputDirectory = outputDirectory; self.maxTasks = maxTasks

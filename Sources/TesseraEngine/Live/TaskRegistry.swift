@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import TesseraCore
-import TesseraMedia
 import TesseraStore
 
 /// The tasks this node runs: validates requests once, at the edge (every field-path error comes
@@ -34,7 +33,7 @@ public actor TaskRegistry {
         self.store = store
         webhooks = WebhookNotifier(secret: configuration.webhookSecret)
         rtp = RTPAllocations(range: configuration.rtpPortRange, announceAddress: configuration.rtpAnnounceAddress,
-                             bindAddress: configuration.rtpBindAddress)
+                             bindAddress: configuration.rtpBindAddress, udpPorts: configuration.udpPorts)
     }
 
     /// A request validated at the edge: the document to store and the id it runs under.

@@ -1,6 +1,5 @@
 import Foundation
 import TesseraCore
-import TesseraMedia
 
 /// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are
 /// always redacted (stream key and query hidden).

@@ -59,17 +59,23 @@ public struct WorkerStatus: Codable, Sendable, Equatable {
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
     public var encodes: [String]? = nil
+
+    public init(state: TaskState, reason: String?, frames: Int64, fps: Double, bitrateKbps: Double, lateFrames: Int64,
+                inputs: [InputStatus], outputs: [OutputStatus], encodes: [String]? = nil) {
+        self.state = state; self.reason = reason; self.frames = frames; self.fps = fps; self.bitrateKbps = bitrateKbps
+        self.lateFrames = lateFrames; self.inputs = inputs; self.outputs = outputs; self.encodes = encodes
+    }
 }
 
 /// Writes whole lines to a file descriptor from any thread (one lock, one `write` loop per line).
-final class LineWriter: @unchecked Sendable {
+package final class LineWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let lock = NSLock()
     private let encoder = JSONEncoder()
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    package init(descriptor: Int32) { self.descriptor = descriptor }
 
-    func send<T: Encodable>(_ value: T) {
+    package func send<T: Encodable>(_ value: T) {
         lock.withLock {
             guard var data = try? encoder.encode(value) else { return }
             data.append(0x0A)
@@ -86,14 +92,14 @@ final class LineWriter: @unchecked Sendable {
 }
 
 /// Reads newline-separated JSON objects from a file descriptor (blocking; its own thread).
-struct LineReader {
+package struct LineReader {
     private let descriptor: Int32
     private var buffer = Data()
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    package init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// The next line, or nil at end of file.
-    mutating func next() -> Data? {
+    package mutating func next() -> Data? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = buffer[buffer.startIndex..<newline]
