@@ -59,11 +59,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The messages between `tessera serve` and a task's worker process, and the task status
+        // they carry: the only thing the service side and the worker side share. No FFmpeg.
+        .target(name: "TesseraWorkerProtocol", dependencies: ["TesseraCore"]),
+        // The worker side: one task's media pipeline (`tessera worker`, `tessera probe`, `tessera mix`).
         .target(
-            name: "TesseraEngine",
+            name: "TesseraWorker",
+            dependencies: [
+                "TesseraWorkerProtocol", "TesseraMedia", "TesseraCore", "TesseraText",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The service side: the task registry and supervision of worker processes, the cluster,
+        // webhooks. It never links FFmpeg: it talks to workers through `TesseraWorkerProtocol`.
+        .target(
+            name: "TesseraService",
             // Metrics (the API only, no backend): webhook delivery counters reach `/metrics`.
             dependencies: [
-                "TesseraMedia", "TesseraCore", "TesseraStore", "TesseraText",
+                "TesseraWorkerProtocol", "TesseraCore", "TesseraStore",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -76,7 +89,9 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore",
+                // `TesseraMedia` only for the PNG of `POST /v1/preview` (a drawing of the layout's
+                // boxes: no caller's media is opened).
+                "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,18 +105,23 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraEngine", "TesseraMedia", "TesseraCore", "TesseraServer", "TesseraStore",
+                "TesseraService", "TesseraWorker", "TesseraWorkerProtocol", "TesseraMedia", "TesseraCore",
+                "TesseraServer", "TesseraStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
-        .testTarget(name: "TesseraEngineTests", dependencies: ["TesseraEngine", "TesseraStore", "TesseraCore", "TesseraMedia"]),
+        // `TesseraMedia` for real sockets in the RTP port allocator's tests.
+        .testTarget(
+            name: "TesseraServiceTests",
+            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraCore", "TesseraMedia"]
+        ),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore",
+                "TesseraServer", "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

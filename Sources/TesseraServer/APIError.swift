@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TesseraEngine
+import TesseraService
 
 /// The error body of SPEC §3: `{"error": {"code", "message", "path"?, "issues"?}}`.
 struct APIErrorBody: Encodable {

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TesseraEngine
+import TesseraService
 
 /// With a token configured, every route but the open ones (`/healthz`) needs
 /// `Authorization: Bearer <token>`; anything else is 401 `Unauthorized`, unknown paths included,

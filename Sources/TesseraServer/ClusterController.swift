@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TesseraEngine
+import TesseraService
 import TesseraStore
 
 /// `GET /v1/nodes`: the cluster as the task store sees it, for operators (the console's cluster

@@ -1,5 +1,5 @@
 import ServiceLifecycle
-import TesseraEngine
+import TesseraService
 
 /// Runs a node's control loop (`ClusterService.run`) beside the HTTP server until graceful
 /// shutdown; the drain itself is `TaskShutdownService`'s, through `ClusterService.shutdown`.

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TesseraEngine
+import TesseraService
 
 /// `/console`: the operator console, static files only. The pages ask the operator for the API
 /// token and call the public API (`/v1/...`) with it like any client, so these routes hold no

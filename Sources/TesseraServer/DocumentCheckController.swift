@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import TesseraCore
-import TesseraEngine
 import TesseraMedia
+import TesseraService
 
 /// `POST /v1/validate` and `POST /v1/preview`: what `tessera validate` and `tessera preview` do,
 /// over HTTP, starting nothing. A designer (the console's, or any client's) checks a document as

@@ -1,6 +1,6 @@
 import Foundation
 import TesseraCore
-import TesseraEngine
+import TesseraService
 
 /// Validates task documents with this server's options, off the cooperative pool (validation
 /// reads files and may resolve host names), and turns a refusal into the `InvalidTask` error

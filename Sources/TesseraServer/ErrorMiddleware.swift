@@ -1,6 +1,6 @@
 import Hummingbird
 import Logging
-import TesseraEngine
+import TesseraService
 
 /// Turns every failure into the error body of SPEC §3; nothing escapes as a crash or as
 /// Hummingbird's own error format. Unexpected errors are logged in full and answered with a

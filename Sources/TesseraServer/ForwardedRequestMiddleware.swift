@@ -1,5 +1,5 @@
 import Hummingbird
-import TesseraEngine
+import TesseraService
 
 /// Marks a request another node of the cluster passed on (`X-Tessera-Forwarded-By`), so this
 /// node answers it itself instead of passing it on again. It sits inside the bearer check: only

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import TesseraEngine
+import TesseraService
 
 /// Passes API requests on to other nodes of the cluster over HTTP (AsyncHTTPClient), with this
 /// node's bearer token and the `X-Tessera-Forwarded-By` mark. A node that does not answer within

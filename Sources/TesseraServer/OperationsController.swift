@@ -1,5 +1,5 @@
 import Hummingbird
-import TesseraEngine
+import TesseraService
 
 /// The routes around the tasks: liveness, Prometheus metrics, the OpenAPI document.
 struct OperationsController<Context: RequestContext>: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import TesseraEngine
+import TesseraService
 
 extension Request {
     /// The body, refused with 413 naming `limit` past that many bytes: Hummingbird's

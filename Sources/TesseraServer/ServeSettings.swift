@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import TesseraCore
-import TesseraEngine
+import TesseraService
 
 /// The settings of `tessera serve`, resolved once at the edge: a flag wins over its environment
 /// variable, which wins over the config file (`--config`, `TESSERA_CONFIG`), which wins over the

@@ -1,4 +1,5 @@
-import TesseraEngine
+import TesseraService
+import TesseraWorkerProtocol
 
 /// The counters of SPEC §3's status documents, keyed per item, as `MonotonicTotal` reads them.
 /// Output URLs are redacted, so two outputs of one task can show the same text: the key adds the

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import TesseraCore
-import TesseraEngine
+import TesseraService
 import TesseraStore
 
 /// `GET /v1/tasks/{taskId}/document`: the task document as last accepted (updates merged in) and

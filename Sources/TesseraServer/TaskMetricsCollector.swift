@@ -1,5 +1,6 @@
 import Prometheus
-import TesseraEngine
+import TesseraService
+import TesseraWorkerProtocol
 
 /// Derives the task metrics from `TaskService.list()` at scrape time: gauges of tasks, inputs and
 /// outputs by state, and counters summed over every task the server has run (`MonotonicTotal`

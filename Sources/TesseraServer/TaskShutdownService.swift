@@ -1,6 +1,6 @@
 import Logging
 import ServiceLifecycle
-import TesseraEngine
+import TesseraService
 
 /// Ends every task properly on graceful shutdown (SIGTERM / SIGINT): the registry refuses new
 /// tasks (503 `ShuttingDown`), flushes encoders and writes trailers, within the deadline.

@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
-import TesseraEngine
+import TesseraService
+import TesseraWorkerProtocol
 
 /// `/v1/tasks`: start, list, read, update, stop, snapshot. Bodies go to the registry as raw bytes:
 /// it reads and validates them, so malformed JSON and bad fields come back from one place with

@@ -1,6 +1,6 @@
 import Hummingbird
 import Logging
-import TesseraEngine
+import TesseraService
 
 /// The HTTP server of `tessera serve`, as a Hummingbird application (a `Service`). Tests drive it
 /// in-process with `app.test(.router)`; `runTesseraServer` runs it beside the task shutdown.

@@ -1,5 +1,5 @@
 import Hummingbird
-import TesseraEngine
+import TesseraService
 
 /// The request context of every route.
 public typealias TesseraRequestContext = BasicRequestContext

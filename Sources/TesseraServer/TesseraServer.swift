@@ -1,6 +1,6 @@
 import Logging
 import ServiceLifecycle
-import TesseraEngine
+import TesseraService
 import UnixSignals
 
 /// Runs the service until SIGTERM or SIGINT (`gracefulShutdownSignals`): the HTTP server, the

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import TesseraEngine
 import TesseraServer
+import TesseraService
 
 /// `tessera healthcheck`: exit 0 when the local `tessera serve` answers `GET /healthz` with 200,
 /// else 1. The container image's HEALTHCHECK runs it. It reads the same settings as `serve`

@@ -2,8 +2,8 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import TesseraCore
-import TesseraEngine
 import TesseraMedia
+import TesseraWorker
 
 struct MixCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import TesseraEngine
+import TesseraWorker
 
 /// `tessera probe`: opens one caller's input in a short-lived process of its own and checks its
 /// codecs, for `tessera serve` (which never opens callers' media itself). Not for people.

@@ -1,6 +1,6 @@
 import Foundation
 import TesseraCore
-import TesseraEngine
+import TesseraWorker
 
 /// Shows a run's progress: a bar with percent, speed (multiple of real time) and ETA on a
 /// terminal, or a plain line every few seconds otherwise (logs, CI).

@@ -2,8 +2,8 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
-import TesseraEngine
 import TesseraServer
+import TesseraService
 import TesseraStore
 
 struct ServeCommand: AsyncParsableCommand {

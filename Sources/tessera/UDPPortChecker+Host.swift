@@ -1,5 +1,5 @@
-import TesseraEngine
 import TesseraMedia
+import TesseraService
 
 extension UDPPortChecker {
     /// This host's sockets, through the media library: the one place the command line joins the

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import TesseraEngine
+import TesseraWorker
 
 /// `tessera worker`: one live task in a process of its own, driven by `tessera serve` over its
 /// standard input and output. Not for people: hidden from `--help`.

@@ -1,5 +1,6 @@
 import Foundation
-import TesseraEngine
+import TesseraService
+import TesseraWorkerProtocol
 
 /// An in-memory registry for driving the HTTP layer: it keeps task statuses and answers the
 /// registry's errors, with no media behind it. Malformed bodies are refused as the real registry

@@ -1,8 +1,9 @@
 import Hummingbird
 import HummingbirdTesting
-import Testing
-import TesseraEngine
 import TesseraServer
+import TesseraService
+import TesseraWorkerProtocol
+import Testing
 
 @Suite struct MetricsTests {
     /// The value of the sample line `name` (with its labels as written), if present.

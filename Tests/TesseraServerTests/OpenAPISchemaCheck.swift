@@ -1,4 +1,5 @@
 import Foundation
+import TesseraWorkerProtocol
 
 /// Checks JSON values (as `JSONSerialization` reads them) against the schemas of the parsed OpenAPI
 /// document: every key a value has is declared, every required key is there, nested objects,

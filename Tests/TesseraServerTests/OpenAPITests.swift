@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TesseraCore
-import TesseraEngine
 import TesseraMedia
 import TesseraServer
+import TesseraService
+import TesseraWorkerProtocol
+import Testing
 import Yams
 
 /// `Resources/openapi.yaml`, parsed, against what the server really does: its routes, its auth,

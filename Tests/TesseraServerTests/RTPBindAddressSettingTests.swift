@@ -1,6 +1,6 @@
-import Testing
-import TesseraEngine
 import TesseraServer
+import TesseraService
+import Testing
 
 /// `--rtp-bind-address` (`TESSERA_RTP_BIND_ADDRESS`, `rtpBindAddress`), with this host's
 /// addresses faked so the rule, not the machine, is under test.

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TesseraEngine
 import TesseraServer
+import TesseraService
+import Testing
 
 @Suite struct ServeSettingsTests {
     @Test func defaults() throws {

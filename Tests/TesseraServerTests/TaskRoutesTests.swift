@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Testing
-import TesseraEngine
 import TesseraServer
+import TesseraService
+import Testing
 
 @Suite struct TaskRoutesTests {
     @Test func createAnswers201WithStatusAndLocation() async throws {

@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import TesseraEngine
 import TesseraServer
+import TesseraService
+import TesseraWorkerProtocol
 
 /// An application over a fresh fake registry, with a private metrics registry.
 struct TestServer {

@@ -1,5 +1,6 @@
+import TesseraService
+import TesseraWorkerProtocol
 import Testing
-import TesseraEngine
 
 @Suite struct WebhookDiffTests {
     static func status(_ state: TaskState, inputs: [(String, InputStatus.State)] = [("guest", .waiting)],

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
-import TesseraEngine
+import TesseraService
+import TesseraWorkerProtocol
+import Testing
 
 /// `input.drawSize`: the event an SFU controller follows to forward the simulcast layer that fills
 /// an input's largest region.

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
-import TesseraEngine
+import TesseraService
+import TesseraWorkerProtocol
+import Testing
 
 @Suite struct WebhookNotifierTests {
     static let url = URL(string: "http://127.0.0.1:9/hooks")!

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
-import TesseraEngine
+import TesseraService
+import Testing
 
 @Suite struct WebhookRequestTests {
     static let url = URL(string: "http://127.0.0.1:9/hooks")!

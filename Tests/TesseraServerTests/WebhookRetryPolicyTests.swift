@@ -1,5 +1,5 @@
+import TesseraService
 import Testing
-import TesseraEngine
 
 @Suite struct WebhookRetryPolicyTests {
     let policy = WebhookRetryPolicy()

@@ -1,5 +1,5 @@
 import Foundation
-import TesseraEngine
+import TesseraService
 
 /// A webhook transport that answers from a script and records every attempt; with `gated`, each
 /// POST (or, with `gatedPath`, each POST to that URL path) waits until `release()`: a receiver

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
-import TesseraEngine
 import TesseraMedia
+import TesseraService
+import Testing
 
 /// The service's RTP port allocator: what it writes, what it keeps across updates, and where it
 /// probes. Real sockets on 127.0.0.1, in a range of its own per test.

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraMedia
+import TesseraWorkerProtocol
 
 /// A `mode: relay` task: its one input copied to the outputs (see `RelaySession`).
 ///

@@ -1,3 +1,5 @@
+import TesseraWorkerProtocol
+
 /// Finds the webhook events between two consecutive statuses of one task. Pure: no clock, no
 /// network, so the rules below are tested directly.
 extension WebhookChange {

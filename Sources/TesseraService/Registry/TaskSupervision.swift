@@ -1,4 +1,5 @@
 import TesseraStore
+import TesseraWorkerProtocol
 
 /// The life of one task on its node as a pure state machine: what to do when its worker exits,
 /// when a stop is asked for and why, and what the task store should then hold. No processes,

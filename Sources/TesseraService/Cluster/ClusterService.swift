@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraStore
+import TesseraWorkerProtocol
 
 /// The API's view of the whole cluster: any node answers every route for every task. A task
 /// this node runs is answered by its `TaskRegistry`; one another node runs is passed on to that

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraWorkerProtocol
 
 /// The JSON body of one webhook POST:
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraWorkerProtocol
 
 /// Checks a relay's input codecs against its outputs (FLV carries H.264 only) in a short-lived
 /// child process, `tessera probe`: the server never opens a caller's media itself, so a file that

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-import TesseraEngine
+import TesseraService
 import TesseraStore
+import TesseraWorkerProtocol
+import Testing
 
 @Suite struct OutageGuardTests {
     private func node(_ id: String, alive: Bool = true, age: Double = 0) -> NodeInfo {

@@ -1,5 +1,5 @@
+import TesseraService
 import Testing
-import TesseraEngine
 
 @Suite struct NodeLeaseTests {
     @Test func fencesAfterHalfTheTimeoutWithoutARenewal() {

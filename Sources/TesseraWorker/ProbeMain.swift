@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraMedia
+import TesseraWorkerProtocol
 
 /// The body of `tessera probe` (internal): reads a resolved plan from standard input, opens its
 /// first input and checks its codecs against the outputs, and answers on standard output.

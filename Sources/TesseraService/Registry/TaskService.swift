@@ -1,4 +1,5 @@
 import Foundation
+import TesseraWorkerProtocol
 
 /// What the HTTP API asks of the task registry. Bodies are raw JSON: the registry reads and
 /// validates them, so every field-path error comes from one place (`TaskValidator`).

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraMedia
+import TesseraWorkerProtocol
 
 /// Runs one input on a thread of its own: reads its media and hands pictures and audio to its
 /// `InputChannel`, placed on the output timeline.

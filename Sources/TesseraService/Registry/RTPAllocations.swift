@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraWorkerProtocol
 
 /// The RTP ports of the service's tasks: ports handed to `rtp.allocate` inputs from the configured
 /// range, and the check that an `rtp.sdp` input's ports are free before its task starts.

@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraWorkerProtocol
 
 /// One state change of a task, one of its inputs or one of its outputs: what a webhook event
 /// reports. `WebhookChange.changes(from:to:)` finds them by comparing two statuses.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraMedia
+import TesseraWorkerProtocol
 
 /// The body of `tessera worker`: runs one live task for `tessera serve`, which started this
 /// process. Commands arrive on standard input; status events leave on standard output when an

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraStore
+import TesseraWorkerProtocol
 
 /// One task of the service as its node runs it: its plan, its worker process (started again when
 /// it crashes, up to a limit, each time continuing its recordings in new files) and the latest

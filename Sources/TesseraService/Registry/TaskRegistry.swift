@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraStore
+import TesseraWorkerProtocol
 
 /// The tasks this node runs: validates requests once, at the edge (every field-path error comes
 /// from `TaskValidator`, with this server's limits), records them in the task store, and runs

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import TesseraWorkerProtocol
 
 /// One running `tessera worker` process and its pipes, read and written on an event loop (no
 /// thread per worker, and `send` never blocks its caller, even when the worker stops reading).

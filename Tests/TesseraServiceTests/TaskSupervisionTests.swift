@@ -1,6 +1,6 @@
-import Testing
-import TesseraEngine
+import TesseraService
 import TesseraStore
+import Testing
 
 @Suite struct TaskSupervisionTests {
     @Test func aCrashRestartsUpToTheBudgetThenFails() {

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraMedia
+import TesseraWorkerProtocol
 
 /// One task's media path: inputs on their own threads, and on the calling thread the output clock
 /// that, for frame N at N / fps, picks each input's latest picture not after that time, composes

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TesseraEngine
+import TesseraService
 import TesseraStore
+import Testing
 
 @Suite struct ReconcilerTests {
     private func task(_ id: String, node: String?, generation: Int64 = 1, desired: DesiredState = .running) -> StoredTask {

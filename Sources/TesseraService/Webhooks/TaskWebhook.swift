@@ -1,4 +1,5 @@
 import Foundation
+import TesseraWorkerProtocol
 
 /// The webhook of one task: turns the task's successive statuses into numbered events and posts
 /// them to its `callbackUrl` one at a time, in order.
