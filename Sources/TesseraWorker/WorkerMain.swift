@@ -15,14 +15,14 @@ public enum WorkerMain {
         let events = LineWriter(descriptor: 1)
         var reader = LineReader(descriptor: 0)
         let decoder = JSONDecoder()
-        guard let line = reader.next(), let start = try? decoder.decode(WorkerCommand.self, from: line),
-              start.type == .start, let task = start.plan else {
+        guard let line = reader.next(), case .start(let start)? = try? decoder.decode(WorkerCommand.self, from: line) else {
             events.send(WorkerEvent(type: .exit, status: failedStatus("the worker got no start command")))
             return 2
         }
 
+        let task = start.plan
         let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task)
-            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds ?? 60, rtpBindAddress: start.rtpBindAddress)
+            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, rtpBindAddress: start.rtpBindAddress)
         if let mix = pipeline as? MixPipeline {
             // For measuring what a viewer sees against when each frame left (bench/latency.py):
             // the machine's CLOCK_MONOTONIC, which every process reads alike.
@@ -96,20 +96,18 @@ public enum WorkerMain {
     private static let expiredReason = "the worker's lease from its server ran out; stopped so that no other node runs the task twice"
 
     private static func handle(_ command: WorkerCommand, pipeline: TaskRunner, lease: WorkerLease, events: LineWriter) {
-        switch command.type {
+        switch command {
         case .start:
             break
         case .stop:
             pipeline.requestStop()
-        case .lease:
-            if let seconds = command.leaseSeconds { lease.renew(seconds: seconds) }
-        case .update:
-            guard let task = command.plan else { return }
+        case .lease(let seconds):
+            lease.renew(seconds: seconds)
+        case .update(let task):
             pipeline.update(task)
-        case .sei:
-            if let injection = command.sei { pipeline.injectSEI(injection) }
-        case .snapshot:
-            let requestId = command.requestId
+        case .sei(let injection):
+            pipeline.injectSEI(injection)
+        case .snapshot(let requestId):
             // Waiting for the next frame must not hold up the command reader.
             Thread.detachNewThread {
                 guard let picture = pipeline.snapshot() else {
@@ -138,7 +136,7 @@ public enum WorkerMain {
     }
 }
 
-/// How long the worker may go on without hearing from its server (`WorkerCommand.leaseSeconds`).
+/// How long the worker may go on without hearing from its server (`WorkerStart.leaseSeconds`, `WorkerCommand.lease`).
 /// Threads: renewed by the command thread, read by the reporter thread.
 private final class WorkerLease: @unchecked Sendable {
     private let lock = NSLock()

@@ -2,33 +2,7 @@ import Foundation
 import TesseraCore
 
 /// The messages between `tessera serve` and a task's worker process: one JSON object per line,
-/// commands on the worker's standard input, events on its standard output.
-public struct WorkerCommand: Codable, Sendable {
-    public enum Kind: String, Codable, Sendable { case start, update, stop, snapshot, lease, sei }
-    public var type: Kind
-    /// `start` and `update`: the resolved plan, validated once by the server that took the
-    /// request (with its limits); the worker trusts it as given and reads no limits of its own.
-    public var plan: ResolvedTask?
-    public var requestId: Int?
-    /// `start`: seconds a live output keeps reconnecting before it is `failed`.
-    public var outputGiveUpSeconds: Double?
-    /// `start` and `lease`: the worker may run this many seconds more without hearing from its
-    /// server; past that it ends its task (fencing: a paused or cut-off server's worker stops
-    /// before another node may take the task over). nil: no lease.
-    public var leaseSeconds: Double?
-    /// `sei`: a message for the next output frames.
-    public var sei: SEIInjection?
-    /// `start`: `--rtp-bind-address` as the server resolved it (nil: none; see `RTPBindAddress`).
-    public var rtpBindAddress: String?
-
-    public init(type: Kind, plan: ResolvedTask? = nil, requestId: Int? = nil, outputGiveUpSeconds: Double? = nil,
-                leaseSeconds: Double? = nil, sei: SEIInjection? = nil, rtpBindAddress: String? = nil) {
-        self.type = type; self.plan = plan; self.requestId = requestId
-        self.outputGiveUpSeconds = outputGiveUpSeconds; self.leaseSeconds = leaseSeconds; self.sei = sei
-        self.rtpBindAddress = rtpBindAddress
-    }
-}
-
+/// commands (`WorkerCommand`) on the worker's standard input, events on its standard output.
 public struct WorkerEvent: Codable, Sendable {
     public enum Kind: String, Codable, Sendable { case status, snapshot, exit }
     public var type: Kind

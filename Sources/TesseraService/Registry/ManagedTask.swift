@@ -105,8 +105,8 @@ final class ManagedTask: @unchecked Sendable {
             lastEventAt = MonotonicClock.seconds
             fitToDocument(&workerStatus)
         }
-        worker.send(WorkerCommand(type: .start, plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
-                                  leaseSeconds: configuration.workerLeaseSeconds, rtpBindAddress: configuration.rtpBindAddress))
+        worker.send(.start(WorkerStart(plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
+                                      leaseSeconds: configuration.workerLeaseSeconds, rtpBindAddress: configuration.rtpBindAddress)))
         // The first start announces the task (`task.state` starting); a restart reports running → starting.
         publishStatus()
     }
@@ -120,7 +120,7 @@ final class ManagedTask: @unchecked Sendable {
         }
         publishStatus()
         guard let worker else { return }
-        worker.send(WorkerCommand(type: .stop))
+        worker.send(.stop)
         if await waitForExit(timeoutSeconds: timeoutSeconds) { return }
         worker.kill()
         _ = await waitForExit(timeoutSeconds: 5)
@@ -129,7 +129,7 @@ final class ManagedTask: @unchecked Sendable {
     /// Lets the worker run `seconds` more without hearing from this server.
     func renewLease(seconds: Double) {
         let worker = lock.withLock { self.worker }
-        worker?.send(WorkerCommand(type: .lease, leaseSeconds: seconds))
+        worker?.send(.lease(seconds: seconds))
     }
 
     private func waitForExit(timeoutSeconds: Double) async -> Bool {
@@ -175,7 +175,7 @@ final class ManagedTask: @unchecked Sendable {
         fitToDocument(&workerStatus)
         let worker = self.worker
         lock.unlock()
-        worker?.send(WorkerCommand(type: .update, plan: runPlan))
+        worker?.send(.update(runPlan))
         publishStatus()
     }
 
@@ -215,7 +215,7 @@ final class ManagedTask: @unchecked Sendable {
         let result: Result<Data, ServiceError> = await withCheckedContinuation { continuation in
             let once = Once()
             lock.withLock { snapshotWaiters[requestId] = { result in if once.claim() { continuation.resume(returning: result) } } }
-            worker.send(WorkerCommand(type: .snapshot, requestId: requestId))
+            worker.send(.snapshot(requestId: requestId))
             DispatchQueue.global().asyncAfter(deadline: .now() + 5) { [weak self] in
                 _ = self?.lock.withLock { self?.snapshotWaiters.removeValue(forKey: requestId) }
                 if once.claim() { continuation.resume(returning: .failure(.invalidState("no frame within 5 s"))) }
@@ -243,7 +243,7 @@ final class ManagedTask: @unchecked Sendable {
             return self.worker
         }
         guard let worker else { throw ServiceError.invalidState("task \"\(id)\" is not running yet; retry") }
-        worker.send(WorkerCommand(type: .sei, sei: injection))
+        worker.send(.sei(injection))
     }
 
     var sequence: Int64? { lock.withLock { lastSequence } }
