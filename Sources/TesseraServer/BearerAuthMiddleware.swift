@@ -14,7 +14,7 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
         if routes.isOpen(path: request.uri.path) || Self.authorizes(request.headers[.authorization], token: token) {
             return try await next(request, context)
         }
-        throw ServiceError.unauthorized
+        throw APIError.unauthorized
     }
 
     /// The auth scheme is case-insensitive (RFC 7235); the token is compared in constant time.

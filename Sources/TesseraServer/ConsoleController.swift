@@ -45,7 +45,7 @@ struct ConsoleController<Context: RequestContext>: Sendable {
     }
 
     private func serve(_ file: ConsoleFiles.File?, name: String) -> Response {
-        guard let file else { return ServiceError.notFound("/console/\(name)").response(headers: ConsoleHeaders.fields) }
+        guard let file else { return APIError.notFound("/console/\(name)").response(headers: ConsoleHeaders.fields) }
         return Responses.bytes(file.bytes, contentType: file.contentType, headers: ConsoleHeaders.fields)
     }
 }

@@ -32,7 +32,7 @@ struct DocumentCheckController<Context: RequestContext>: Sendable {
         let body = try await request.collectBody(limit: maxBodyBytes)
         let resolved = try await checker.check(body, drawingOnly: true)
         guard let layout = resolved.layout else {
-            throw ServiceError(code: "InvalidTask", httpStatus: 400,
+            throw ServiceError(.invalidTask,
                                message: "an audio-only task has no layout to preview", path: "encoder.video")
         }
         let labels = LayoutPreview.labels(for: layout, inputIDs: resolved.inputs.map(\.id))

@@ -17,7 +17,7 @@ struct DocumentChecker: Sendable {
         return try await BlockingWork.run {
             switch TaskValidator.validate(json: body, options: chosen) {
             case .success(let resolved): return resolved
-            case .failure(let failure): throw ServiceError.invalid(failure, code: "InvalidTask")
+            case .failure(let failure): throw ServiceError.invalid(failure, kind: .invalidTask)
             }
         }
     }

@@ -45,7 +45,7 @@ struct OperationsController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {
-        guard let document = OpenAPIDocument.bytes else { throw ServiceError.internalError }
+        guard let document = OpenAPIDocument.bytes else { throw APIError.internalError }
         return Responses.bytes(document, contentType: "application/yaml; charset=utf-8")
     }
 }

@@ -11,12 +11,12 @@ extension Request {
     /// by the connection's `LingeringCloseHandler`, so that a client still sending it reads the 413.
     mutating func collectBody(limit: Int) async throws -> Data {
         if let declared = headers[.contentLength], let length = Int(declared), length > limit {
-            throw ServiceError.payloadTooLarge(limit: limit)
+            throw APIError.payloadTooLarge(limit: limit)
         }
         do {
             return Data(try await collectBody(upTo: limit).readableBytesView)
         } catch is NIOTooManyBytesError {
-            throw ServiceError.payloadTooLarge(limit: limit)
+            throw APIError.payloadTooLarge(limit: limit)
         }
     }
 }

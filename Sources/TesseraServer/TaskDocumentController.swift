@@ -26,7 +26,7 @@ struct TaskDocumentController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func document(_ request: Request, context: Context) async throws -> Response {
-        guard let raw = context.parameters.get("taskId") else { throw ServiceError.internalError }
+        guard let raw = context.parameters.get("taskId") else { throw APIError.internalError }
         let taskId = raw.removingPercentEncoding ?? raw
         guard let store = support.store else { throw ServiceError.taskNotFound(taskId) }
         let stored: StoredTask?

@@ -81,7 +81,7 @@ struct TasksController<Context: RequestContext>: Sendable {
 
     /// The `{taskId}` path parameter, percent-decoded.
     private func taskId(_ context: Context) throws -> String {
-        guard let raw = context.parameters.get("taskId") else { throw ServiceError.internalError }
+        guard let raw = context.parameters.get("taskId") else { throw APIError.internalError }
         return raw.removingPercentEncoding ?? raw
     }
 }

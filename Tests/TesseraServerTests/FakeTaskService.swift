@@ -26,13 +26,13 @@ actor FakeTaskService: TaskService {
         if failUnexpectedly { throw Unexpected() }
         if shuttingDown { throw ServiceError.shuttingDown }
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "not a JSON object", path: "")
+            throw ServiceError(.invalidTask, message: "not a JSON object", path: "")
         }
         var issues: [ServiceError.Issue] = []
         if object["inputs"] == nil { issues.append(.init(path: "inputs", message: "required")) }
         if object["outputs"] == nil { issues.append(.init(path: "outputs", message: "required")) }
         if let first = issues.first {
-            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: first.message, path: first.path,
+            throw ServiceError(.invalidTask, message: first.message, path: first.path,
                                issues: issues.count > 1 ? issues : [])
         }
         let id = object["taskId"] as? String ?? "task-\(order.count + 1)"
@@ -59,10 +59,10 @@ actor FakeTaskService: TaskService {
     func update(_ taskId: String, _ body: Data) async throws -> TaskStatus {
         guard var status = tasks[taskId] else { throw ServiceError.taskNotFound(taskId) }
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "not a JSON object", path: "")
+            throw ServiceError(.invalidUpdate, message: "not a JSON object", path: "")
         }
         if object["encoder"] != nil {
-            throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "encoder cannot change", path: "encoder")
+            throw ServiceError(.invalidUpdate, message: "encoder cannot change", path: "encoder")
         }
         if let sequence = (object["sequence"] as? NSNumber)?.int64Value {
             if let last = status.sequence, sequence <= last { throw ServiceError.staleSequence(got: sequence, last: last) }

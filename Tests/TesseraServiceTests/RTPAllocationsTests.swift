@@ -77,7 +77,7 @@ import Testing
             // The parser already reads SRTP: then the SDP carries the key.
             #expect(held["a"]?.sdp.contains("a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key)") == true)
         } catch let error as ServiceError {
-            #expect(error.httpStatus == 400 && error.path == "inputs[0].rtp.allocate")
+            #expect(error.kind == .invalidTask && error.path == "inputs[0].rtp.allocate")
         }
     }
 }

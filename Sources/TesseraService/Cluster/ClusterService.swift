@@ -107,7 +107,7 @@ public actor ClusterService: TaskService {
                 ?? Placement.choose(among: view, excluding: tried) {
             tried.insert(target.nodeId)
             if target.nodeId == cluster.nodeId {
-                do { return try await registry.create(prepared) } catch let error as ServiceError where error.httpStatus == 429 {
+                do { return try await registry.create(prepared) } catch let error as ServiceError where error.kind == .tooManyTasks {
                     continue
                 }
             }
@@ -127,7 +127,7 @@ public actor ClusterService: TaskService {
                 continue
             }
         }
-        throw ServiceError(code: "TooManyTasks", httpStatus: 429,
+        throw ServiceError(.tooManyTasks,
                            message: "no node of the cluster has room for another task (each runs at most its --max-tasks)",
                            retryAfterSeconds: 10)
     }
@@ -223,7 +223,7 @@ public actor ClusterService: TaskService {
         let response = try await send(PeerRequest(method: "POST", path: Self.path(taskId) + "/sei", body: body), to: owner)
         guard (200..<300).contains(response.status) else { throw response.serviceError }
         do { return try JSONDecoder().decode(SEIAccepted.self, from: response.body) } catch {
-            throw ServiceError(code: "PeerError", httpStatus: 502, message: "a node answered an SEI request unreadably")
+            throw ServiceError(.peerError, message: "a node answered an SEI request unreadably")
         }
     }
 
@@ -537,7 +537,7 @@ public actor ClusterService: TaskService {
         do {
             return try await peers.send(request, to: node.advertiseURL)
         } catch {
-            throw ServiceError(code: "NodeUnavailable", httpStatus: 503,
+            throw ServiceError(.nodeUnavailable,
                                message: "node \(node.nodeId), which runs the task, cannot be reached: \(error)",
                                retryAfterSeconds: 5)
         }
@@ -551,7 +551,7 @@ public actor ClusterService: TaskService {
 
     private func decodeStatus(_ response: PeerResponse) throws -> TaskStatus {
         do { return try JSONDecoder().decode(TaskStatus.self, from: response.body) } catch {
-            throw ServiceError(code: "PeerError", httpStatus: 502, message: "a node answered with an unreadable status")
+            throw ServiceError(.peerError, message: "a node answered with an unreadable status")
         }
     }
 

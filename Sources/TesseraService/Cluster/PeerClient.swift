@@ -34,9 +34,10 @@ public struct PeerResponse: Sendable, Equatable {
             var error: Detail
         }
         guard let decoded = try? JSONDecoder().decode(Body.self, from: body) else {
-            return ServiceError(code: "PeerError", httpStatus: 502, message: "node answered \(status) without an error body")
+            return ServiceError(.peerError, message: "node answered \(status) without an error body")
         }
-        return ServiceError(code: decoded.error.code, httpStatus: status, message: decoded.error.message, path: decoded.error.path,
+        return ServiceError(ServiceError.Kind(code: decoded.error.code) ?? .relayed(code: decoded.error.code, httpStatus: status),
+                            message: decoded.error.message, path: decoded.error.path,
                             issues: decoded.error.issues ?? [], retryAfterSeconds: retryAfterSeconds)
     }
 }

@@ -23,7 +23,7 @@ enum CodecProbe {
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
         do { try process.run() } catch {
-            throw ServiceError(code: "InternalError", httpStatus: 500, message: "cannot start a probe process for the input")
+            throw ServiceError(.internalError, message: "cannot start a probe process for the input")
         }
         let encoded = (try? JSONEncoder().encode(plan)) ?? Data()
         try? input.fileHandleForWriting.write(contentsOf: encoded + Data("\n".utf8))
@@ -45,6 +45,6 @@ enum CodecProbe {
     }
 
     private static func refusal(_ message: String) -> ServiceError {
-        ServiceError(code: "InvalidTask", httpStatus: 400, message: message, path: "inputs[0].url")
+        ServiceError(.invalidTask, message: message, path: "inputs[0].url")
     }
 }

@@ -154,7 +154,7 @@ package final class RTPAllocations {
         case .success(let request): return request
         case .failure(let failure):
             let first = failure.issues.first
-            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: first?.message ?? "invalid", path: first?.path ?? path)
+            throw ServiceError(.invalidTask, message: first?.message ?? "invalid", path: first?.path ?? path)
         }
     }
 
@@ -189,7 +189,7 @@ package final class RTPAllocations {
         do {
             _ = try SessionDescription.parse(allocation.sdp)
         } catch {
-            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "cannot be received: \(error)", path: path + ".allocate")
+            throw ServiceError(.invalidTask, message: "cannot be received: \(error)", path: path + ".allocate")
         }
         return allocation
     }
@@ -198,6 +198,6 @@ package final class RTPAllocations {
 extension ServiceError {
     /// 409: the request is fine, but a port it needs is held by someone else.
     static func portInUse(_ message: String, path: String) -> ServiceError {
-        ServiceError(code: "PortInUse", httpStatus: 409, message: message, path: path)
+        ServiceError(.portInUse, message: message, path: path)
     }
 }

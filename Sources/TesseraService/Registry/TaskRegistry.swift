@@ -51,8 +51,8 @@ public actor TaskRegistry {
     /// Reads and validates a task document (`POST /v1/tasks`) without starting anything.
     public func prepare(_ body: Data) async throws -> PreparedTask {
         if shuttingDown { throw ServiceError.shuttingDown }
-        guard case .object(var fields) = try parse(body, code: "InvalidTask") else {
-            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "the task document must be a JSON object", path: "")
+        guard case .object(var fields) = try parse(body, kind: .invalidTask) else {
+            throw ServiceError(.invalidTask, message: "the task document must be a JSON object", path: "")
         }
         // Fix the generated id into the document, so a restarted worker or an update keeps it.
         if fields["taskId"] == nil { fields["taskId"] = .string(TaskValidator.generateTaskId()) }
@@ -63,9 +63,9 @@ public actor TaskRegistry {
             fields["maxDurationSeconds"] = .number(durationLimit)
         }
         let document = JSONValue.object(fields)
-        let resolved = try await validate(document, code: "InvalidTask")
+        let resolved = try await validate(document, kind: .invalidTask)
         if let durationLimit, let asked = resolved.maxDurationSeconds, asked > durationLimit {
-            throw ServiceError(code: "InvalidTask", httpStatus: 400, message: "maxDurationSeconds \(asked) is over the server's "
+            throw ServiceError(.invalidTask, message: "maxDurationSeconds \(asked) is over the server's "
                                + "maximum task duration of \(durationLimit) s", path: "maxDurationSeconds")
         }
         if resolved.mode == .relay { try await checkRelayCodecs(resolved) }
@@ -171,7 +171,7 @@ public actor TaskRegistry {
         if fields["inputs"] != nil { fields["inputs"] = inputs }
         let task: ManagedTask
         do {
-            let resolved = try await validate(.object(fields), code: "InvalidTask")
+            let resolved = try await validate(.object(fields), kind: .invalidTask)
             task = ManagedTask(id: id, document: .object(fields), storedDocument: stored, plan: resolved,
                                generation: generation, history: history, configuration: configuration, webhooks: webhooks)
             task.setRTP(allocations.mapValues(\.status))
@@ -186,7 +186,7 @@ public actor TaskRegistry {
             if tasks[id]?.isFinal == false { tasks[id] = nil }
             // The reason names local paths: it goes to the server's log, not to the caller.
             logger.error("cannot start a worker", metadata: ["task_id": .string(id), "error": "\(error)"])
-            throw ServiceError(code: "InternalError", httpStatus: 500, message: "cannot start a worker process for the task")
+            throw ServiceError(.internalError, message: "cannot start a worker process for the task")
         }
         startWatchdog()
         return task
@@ -203,18 +203,18 @@ public actor TaskRegistry {
 
     public func update(_ taskId: String, _ body: Data) async throws -> TaskStatus {
         let task = try task(taskId)
-        guard case .object(let changes) = try parse(body, code: "InvalidUpdate") else {
-            throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "the update must be a JSON object", path: "")
+        guard case .object(let changes) = try parse(body, kind: .invalidUpdate) else {
+            throw ServiceError(.invalidUpdate, message: "the update must be a JSON object", path: "")
         }
         for key in changes.keys.sorted() where !Self.updatableFields.contains(key) {
             let what = ["encoder", "mode", "callbackUrl"].contains(key) ? "cannot be changed while a task runs"
                 : key == "taskId" ? "cannot be changed" : "is not a field an update may change (layout, audio, inputs, outputs, sei, sequence)"
-            throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "\(key) \(what)", path: key)
+            throw ServiceError(.invalidUpdate, message: "\(key) \(what)", path: key)
         }
         var sequence: Int64?
         if let value = changes["sequence"] {
             guard case .number(let number) = value, number == number.rounded(), abs(number) < 9e15 else {
-                throw ServiceError(code: "InvalidUpdate", httpStatus: 400, message: "sequence must be an integer", path: "sequence")
+                throw ServiceError(.invalidUpdate, message: "sequence must be an integer", path: "sequence")
             }
             sequence = Int64(number)
         }
@@ -224,10 +224,10 @@ public actor TaskRegistry {
         for (key, value) in changes where key != "sequence" {
             if case .null = value { merged[key] = nil; stored[key] = nil } else { merged[key] = value; stored[key] = value }
         }
-        let before = try await validate(task.document, code: "InvalidUpdate")
-        let after = try await validate(.object(merged), code: "InvalidUpdate")
+        let before = try await validate(task.document, kind: .invalidUpdate)
+        let after = try await validate(.object(merged), kind: .invalidUpdate)
         if (before.video == nil) != (after.video == nil) {
-            throw ServiceError(code: "InvalidUpdate", httpStatus: 400,
+            throw ServiceError(.invalidUpdate,
                                message: "an update cannot switch a task between audio-only and audio-video", path: "layout")
         }
         if let sequence, let last = task.sequence, sequence <= last { throw ServiceError.staleSequence(got: sequence, last: last) }
@@ -238,7 +238,7 @@ public actor TaskRegistry {
         // deny-list this needs no DNS, so it runs here, between resolving and recording the ports.
         var plain = validationOptions
         plain.deniedHosts = HostDenyList()
-        let resolved = try Self.validateNow(.object(merged), options: plain, code: "InvalidUpdate")
+        let resolved = try Self.validateNow(.object(merged), options: plain, kind: .invalidUpdate)
         // The store first: an update is answered 200 only once it is the task's for good (a node
         // that lost the task's lease refuses it).
         let accepted: Bool
@@ -275,16 +275,16 @@ public actor TaskRegistry {
         case .success(let read): injection = read
         case .failure(let failure):
             let first = failure.issues.first
-            throw ServiceError(code: "InvalidSEI", httpStatus: 400, message: first?.message ?? "invalid SEI request",
+            throw ServiceError(.invalidSEI, message: first?.message ?? "invalid SEI request",
                                path: first?.path ?? "",
                                issues: failure.issues.count > 1 ? failure.issues.map { .init(path: $0.path, message: $0.message) } : [])
         }
         if task.isAudioOnly {
-            throw ServiceError(code: "InvalidSEI", httpStatus: 400,
+            throw ServiceError(.invalidSEI,
                                message: "the task is audio-only (no encoder.video): it has no video to carry SEI", path: "encoder.video")
         }
         if task.isRelay {
-            throw ServiceError(code: "InvalidSEI", httpStatus: 400,
+            throw ServiceError(.invalidSEI,
                                message: "a relay passes its input's video through unchanged; it cannot add SEI", path: "mode")
         }
         try task.injectSEI(injection)
@@ -380,27 +380,27 @@ public actor TaskRegistry {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    private func parse(_ body: Data, code: String) throws -> JSONValue {
+    private func parse(_ body: Data, kind: ServiceError.Kind) throws -> JSONValue {
         do {
             return try JSONValue.parse(body)
         } catch {
-            throw ServiceError(code: code, httpStatus: 400, message: "\(error)", path: "")
+            throw ServiceError(kind, message: "\(error)", path: "")
         }
     }
 
     /// Validation reads files and may resolve host names: off the cooperative pool.
-    private func validate(_ document: JSONValue, code: String) async throws -> ResolvedTask {
+    private func validate(_ document: JSONValue, kind: ServiceError.Kind) async throws -> ResolvedTask {
         let options = validationOptions
-        return try await BlockingWork.run { try Self.validateNow(document, options: options, code: code) }
+        return try await BlockingWork.run { try Self.validateNow(document, options: options, kind: kind) }
     }
 
-    private static func validateNow(_ document: JSONValue, options: ValidationOptions, code: String) throws -> ResolvedTask {
+    private static func validateNow(_ document: JSONValue, options: ValidationOptions, kind: ServiceError.Kind) throws -> ResolvedTask {
         let data = try JSONEncoder().encode(document)
         switch TaskValidator.validate(json: data, options: options) {
         case .success(let resolved):
             return resolved
         case .failure(let failure):
-            throw ServiceError.invalid(failure, code: code)
+            throw ServiceError.invalid(failure, kind: kind)
         }
     }
 
@@ -432,7 +432,7 @@ public actor TaskRegistry {
 extension ServiceError {
     /// The task store cannot be reached: nothing was changed.
     public static func storeUnavailable(_ error: any Error) -> ServiceError {
-        ServiceError(code: "StoreUnavailable", httpStatus: 503, message: "the task store cannot be reached: \(error)",
+        ServiceError(.storeUnavailable, message: "the task store cannot be reached: \(error)",
                      retryAfterSeconds: 5)
     }
 }

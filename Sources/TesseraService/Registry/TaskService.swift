@@ -55,16 +55,17 @@ public struct Readiness: Sendable, Equatable {
     public static let ready = Readiness(ready: true, status: "ready")
 }
 
-/// An error the API answers with `{"error": {"code", "message", "path"}}`.
+/// An error of the task service, the same whatever carries the request: `kind` says what went
+/// wrong (see `ServiceError+Kind.swift`); the HTTP layer answers it with
+/// `{"error": {"code", "message", "path"}}` and the status code it gives that kind.
 public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var code: String
-    public var httpStatus: Int
+    public var kind: Kind
     public var message: String
     /// The field at fault (`layout.regions[2].width`), for `InvalidTask` / `InvalidUpdate`.
     public var path: String?
     /// Every problem found, when there were several (the first is `message` / `path`).
     public var issues: [Issue]
-    /// For 429: seconds after which a retry may succeed.
+    /// Seconds after which a retry may succeed (no room, shutting down, store unreachable).
     public var retryAfterSeconds: Int?
 
     public struct Issue: Sendable, Equatable, Codable {
@@ -73,32 +74,35 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         public init(path: String, message: String) { self.path = path; self.message = message }
     }
 
-    public init(code: String, httpStatus: Int, message: String, path: String? = nil, issues: [Issue] = [],
+    /// The API's name of the error (`TaskNotFound`…).
+    public var code: String { kind.code }
+
+    public init(_ kind: Kind, message: String, path: String? = nil, issues: [Issue] = [],
                 retryAfterSeconds: Int? = nil) {
-        self.code = code; self.httpStatus = httpStatus; self.message = message; self.path = path
+        self.kind = kind; self.message = message; self.path = path
         self.issues = issues; self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { path.map { "\(code): \($0): \(message)" } ?? "\(code): \(message)" }
 
     public static func taskNotFound(_ id: String) -> ServiceError {
-        ServiceError(code: "TaskNotFound", httpStatus: 404, message: "no task \"\(id)\"")
+        ServiceError(.taskNotFound, message: "no task \"\(id)\"")
     }
     public static func taskExists(_ id: String) -> ServiceError {
-        ServiceError(code: "TaskExists", httpStatus: 409, message: "a task \"\(id)\" already exists")
+        ServiceError(.taskExists, message: "a task \"\(id)\" already exists")
     }
     public static func invalidState(_ message: String) -> ServiceError {
-        ServiceError(code: "InvalidState", httpStatus: 409, message: message)
+        ServiceError(.invalidState, message: message)
     }
     public static func staleSequence(got: Int64, last: Int64) -> ServiceError {
-        ServiceError(code: "StaleSequence", httpStatus: 409,
+        ServiceError(.staleSequence,
                      message: "sequence \(got) is not greater than the last applied (\(last))", path: "sequence")
     }
     public static func tooManyTasks(limit: Int) -> ServiceError {
-        ServiceError(code: "TooManyTasks", httpStatus: 429, message: "this server runs at most \(limit) tasks",
+        ServiceError(.tooManyTasks, message: "this server runs at most \(limit) tasks",
                      retryAfterSeconds: 10)
     }
-    public static let shuttingDown = ServiceError(code: "ShuttingDown", httpStatus: 503, message: "the server is shutting down",
+    public static let shuttingDown = ServiceError(.shuttingDown, message: "the server is shutting down",
                                                   retryAfterSeconds: 30)
 }
 
