@@ -24,7 +24,7 @@ final class ManagedTask: @unchecked Sendable {
     private var files: OutputFiles
     /// The lease generation this node holds the task at.
     let generation: Int64
-    private var worker: WorkerProcess?
+    private var worker: (any WorkerHandle)?
     private var supervision: TaskSupervision
     private var workerStatus: WorkerStatus
     /// The participants and (redacted) outputs of the document in force. A worker's report can
@@ -36,7 +36,8 @@ final class ManagedTask: @unchecked Sendable {
     private var outputs: [(url: String, redacted: String)]
     /// Ports and SDP of each allocated RTP input, by input id.
     private var rtp: [String: RTPStatus] = [:]
-    private var lastEventAt = MonotonicClock.seconds
+    /// Kills a worker that stopped reporting (see `HangWatch`).
+    private var hangWatch: HangWatch
     private let startedAt: Date
     private var lastSequence: Int64?
     /// Why this node runs the task (resumed after a restart, moved from a lost node), shown in
@@ -75,6 +76,7 @@ final class ManagedTask: @unchecked Sendable {
         self.configuration = configuration
         files = OutputFiles(history.files)
         supervision = TaskSupervision(maxRestarts: configuration.maxWorkerRestarts)
+        hangWatch = HangWatch(limitSeconds: configuration.workerHangSeconds, now: MonotonicClock.seconds)
         lastSequence = history.sequence
         startedAt = history.startedAt
         arrivalNote = history.arrivalNote
@@ -96,13 +98,13 @@ final class ManagedTask: @unchecked Sendable {
         let runPlan: ResolvedTask = lock.withLock {
             files.beginRun(plan, resuming: arrivalNote != nil || supervision.restarts > 0)
         }
-        let worker = try WorkerProcess(
-            executable: configuration.workerExecutable,
+        let launcher = configuration.workerLauncher ?? ProcessWorkerLauncher(executable: configuration.workerExecutable)
+        let worker = try launcher.launch(
             onEvent: { [weak self] event in self?.received(event) },
             onExit: { [weak self] status, signalled in self?.workerExited(status: status, signalled: signalled) })
         lock.withLock {
             self.worker = worker
-            lastEventAt = MonotonicClock.seconds
+            hangWatch.heard(at: MonotonicClock.seconds)
             fitToDocument(&workerStatus)
         }
         worker.send(.start(WorkerStart(plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
@@ -113,7 +115,7 @@ final class ManagedTask: @unchecked Sendable {
 
     /// Asks the worker to end the task properly and waits (at most `timeout`, then kills it).
     func stop(_ cause: TaskSupervision.StopCause, timeoutSeconds: Double) async {
-        let worker: WorkerProcess? = lock.withLock {
+        let worker: (any WorkerHandle)? = lock.withLock {
             guard supervision.stop(cause) else { return nil }
             workerStatus.state = .stopping
             return self.worker
@@ -153,16 +155,16 @@ final class ManagedTask: @unchecked Sendable {
     func update(document updated: JSONValue, storedDocument stored: JSONValue, plan resolved: ResolvedTask,
                 sequence: Int64?, rtp allocated: [String: RTPStatus]) throws {
         lock.lock()
-        if supervision.isFinal || supervision.isStopping {
-            let current = supervision.finalState ?? workerStatus.state
+        switch admission(sequence: sequence) {
+        case .accept(let applied):
+            lastSequence = applied
+        case .refuseEnded(let state):
             lock.unlock()
-            throw ServiceError.invalidState("task \"\(id)\" is \(current.rawValue)")
-        }
-        if let sequence, let lastSequence, sequence <= lastSequence {
+            throw ServiceError.invalidState("task \"\(id)\" is \(state.rawValue)")
+        case .refuseStale(let got, let last):
             lock.unlock()
-            throw ServiceError.staleSequence(got: sequence, last: lastSequence)
+            throw ServiceError.staleSequence(got: got, last: last)
         }
-        if let sequence { lastSequence = sequence }
         document = updated
         storedDocument = stored
         plan = resolved
@@ -205,7 +207,7 @@ final class ManagedTask: @unchecked Sendable {
     }
 
     func snapshot() async throws -> Data {
-        let (worker, requestId): (WorkerProcess?, Int) = lock.withLock {
+        let (worker, requestId): ((any WorkerHandle)?, Int) = lock.withLock {
             nextRequestId += 1
             return (self.worker, nextRequestId)
         }
@@ -236,7 +238,7 @@ final class ManagedTask: @unchecked Sendable {
 
     /// Hands an SEI message to the worker for its next output frames.
     func injectSEI(_ injection: SEIInjection) throws {
-        let worker: WorkerProcess? = try lock.withLock {
+        let worker: (any WorkerHandle)? = try lock.withLock {
             if supervision.isFinal || supervision.isStopping {
                 throw ServiceError.invalidState("task \"\(id)\" is \((supervision.finalState ?? workerStatus.state).rawValue)")
             }
@@ -247,6 +249,15 @@ final class ManagedTask: @unchecked Sendable {
     }
 
     var sequence: Int64? { lock.withLock { lastSequence } }
+
+    /// Whether an update with this `sequence` may be applied now (see `UpdateAdmission`).
+    func admitsUpdate(sequence: Int64?) -> UpdateAdmission { lock.withLock { admission(sequence: sequence) } }
+
+    /// Call under `lock`.
+    private func admission(sequence: Int64?) -> UpdateAdmission {
+        let ending = supervision.isFinal || supervision.isStopping ? supervision.finalState ?? workerStatus.state : nil
+        return UpdateAdmission.decide(sequence: sequence, lastSequence: lastSequence, ending: ending)
+    }
 
     /// Waits until every RTP input of the task has its ports bound in the worker (its status says
     /// `ready`), the task ends, or `timeoutSeconds` pass: an SFU told to forward right after the
@@ -308,9 +319,8 @@ final class ManagedTask: @unchecked Sendable {
 
     /// A worker silent for longer than the hang limit is killed (and then restarted or failed).
     func checkHang() {
-        let worker: WorkerProcess? = lock.withLock {
-            guard !supervision.isFinal, MonotonicClock.seconds - lastEventAt > configuration.workerHangSeconds else { return nil }
-            lastEventAt = MonotonicClock.seconds
+        let worker: (any WorkerHandle)? = lock.withLock {
+            guard !supervision.isFinal, hangWatch.isHung(at: MonotonicClock.seconds) else { return nil }
             return self.worker
         }
         worker?.kill()
@@ -318,7 +328,7 @@ final class ManagedTask: @unchecked Sendable {
 
     /// Kills the worker at once (this node lost the task's lease: no time for a proper stop).
     func kill(_ cause: TaskSupervision.StopCause) {
-        let worker: WorkerProcess? = lock.withLock {
+        let worker: (any WorkerHandle)? = lock.withLock {
             _ = supervision.stop(cause)
             return self.worker
         }
@@ -331,7 +341,7 @@ final class ManagedTask: @unchecked Sendable {
         var snapshotReply: ((Result<Data, ServiceError>) -> Void)?
         var reply: Result<Data, ServiceError>?
         lock.withLock {
-            lastEventAt = MonotonicClock.seconds
+            hangWatch.heard(at: MonotonicClock.seconds)
             switch event.type {
             case .status, .exit:
                 if let status = event.status {

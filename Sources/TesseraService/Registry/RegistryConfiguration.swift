@@ -5,6 +5,8 @@ public struct RegistryConfiguration: Sendable {
     public var maxTasks: Int
     /// The `tessera` binary to start workers from (`tessera worker`).
     public var workerExecutable: String
+    /// Starts workers; nil: `tessera worker` processes of `workerExecutable` (tests script their own).
+    public var workerLauncher: (any WorkerLauncher)?
     public var logLevel: String
     /// How many times a task whose worker crashed is started again before it is `failed`.
     public var maxWorkerRestarts: Int

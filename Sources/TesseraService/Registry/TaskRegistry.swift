@@ -230,7 +230,12 @@ public actor TaskRegistry {
             throw ServiceError(.invalidUpdate,
                                message: "an update cannot switch a task between audio-only and audio-video", path: "layout")
         }
-        if let sequence, let last = task.sequence, sequence <= last { throw ServiceError.staleSequence(got: sequence, last: last) }
+        // Refused before the store is written: a refused update changes nothing.
+        switch task.admitsUpdate(sequence: sequence) {
+        case .accept: break
+        case .refuseEnded(let state): throw ServiceError.invalidState("task \"\(taskId)\" is \(state.rawValue)")
+        case .refuseStale(let got, let last): throw ServiceError.staleSequence(got: got, last: last)
+        }
         let running = RTPAllocations.sdpTexts(in: task.document)
         let (inputs, allocations) = try rtp.resolve(inputs: merged["inputs"] ?? .null, taskId: taskId, knownSDPs: running)
         if merged["inputs"] != nil { merged["inputs"] = inputs }
@@ -423,7 +428,8 @@ public actor TaskRegistry {
         }
     }
 
-    private func checkHangs() {
+    /// `package` so the registry's tests can run one check without waiting for the watchdog.
+    package func checkHangs() {
         for task in tasks.values { task.checkHang() }
     }
 
