@@ -112,6 +112,7 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
+        .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraCore"]),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
         // `TesseraMedia` for real sockets in the RTP port allocator's tests.
         .testTarget(
