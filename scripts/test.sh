@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything, builds once, and runs every test: the Swift unit tests, the end-to-end
 # tests (pytest, tests/) against the release binary, the API fuzz, and the container image built
-# and run by a real Docker engine (scripts/image.sh). Exits non-zero if anything fails.
+# by a real Docker engine (scripts/image.sh build) and run by the image tests (pytest tests/image,
+# through scripts/image.sh test). Exits non-zero if anything fails.
 #
 #   bash scripts/test.sh                 # what CI runs (.ci/run); as root, or a user with sudo
-#   bash scripts/test.sh -k render       # extra arguments go to pytest
+#   bash scripts/test.sh -k render       # extra arguments go to pytest tests/ (not tests/image)
 #
 # Environment knobs: those of scripts/install.sh (TESSERA_BUILD_DIR, TESSERA_SKIP_APT, ...), plus
 #   TESSERA_SKIP_INSTALL=1   do not run install.sh (the build and venv must already exist)
@@ -64,8 +65,10 @@ fi
 
 # --- the container image, built and run by a real Docker engine: `docker build` of
 # docker/Dockerfile's runtime-prebuilt target from the release binary built above (nothing is
-# compiled again), then the image and docker/compose.yaml run as an operator would. image.sh
-# gets root through sudo itself when needed; it exits 77 only where no Docker engine can start.
+# compiled again), then pytest tests/image (which `pytest tests/` above leaves out: pytest.ini)
+# runs the image and the compose files as an operator would, on the same engine. image.sh gets
+# root through sudo itself when needed; it exits 77 only where no Docker engine can start (pytest
+# has then reported the image tests skipped, with the reason).
 if [[ "${TESSERA_SKIP_IMAGE:-0}" != 1 ]]; then
     log "scripts/image.sh build test"
     image_rc=0
