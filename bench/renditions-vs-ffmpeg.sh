@@ -152,7 +152,7 @@ for who in tessera ffmpeg; do
     for index in 0 1 2; do
         playlist="$run/$who/show_r$index.m3u8"; [ "$who" = ffmpeg ] && playlist="$run/$who/show_$index.m3u8"
         probe=$(ffprobe -v error -select_streams v:0 -count_packets \
-            -show_entries stream=width,height,nb_read_packets -of csv=p=0 "$playlist" 2>&1 | head -n 1 || echo "unreadable")
+            -show_entries stream=width,height,nb_read_packets -of csv=p=0 "$playlist" 2>&1 | sed -n 1p || true)
         printf '    %-7s %-16s %s (width,height,frames)\n' "$who" "$(basename "$playlist")" "$probe"
     done
     # ffmpeg's master also lists its audio group as a variant of its own.
