@@ -28,11 +28,13 @@ extension ValidationContext {
         }
         if let threads = spec.threads { _ = checkRange(threads, at: path + ".threads", 1...16) }
         let profile = resolveEnum(spec.profile, at: path + ".profile", default: H264Profile.high)
-        guard issues.count == before, let latency, let profile else { return nil }
         let gopFrames = max(1, Int((gopSeconds * Double(fps)).rounded()))
+        let renditions = resolveRenditions(spec.renditions, at: path + ".renditions", width: spec.width, height: spec.height,
+                                           fps: (1...60).contains(fps) ? fps : 30, gopFrames: gopFrames)
+        guard issues.count == before, let latency, let profile, let renditions else { return nil }
         return VideoSettings(width: spec.width, height: spec.height, fps: fps, bitrateKbps: bitrate,
                              gopFrames: gopFrames, codec: codec, preset: preset, latency: latency, threads: spec.threads,
-                             profile: profile)
+                             profile: profile, renditions: renditions)
     }
 
     mutating func resolveAudioSettings(_ spec: AudioEncoderSpec, at path: String) -> AudioSettings? {

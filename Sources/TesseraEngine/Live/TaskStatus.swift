@@ -30,8 +30,8 @@ public struct TaskStatus: Codable, Sendable, Equatable {
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
     /// The encodes the task runs, each once however many outputs take it: `h264-high` (or the
-    /// task's profile) and `aac` for RTMP, SRT and files, `h264-baseline` or `vp8` and `opus`
-    /// for RTP outputs.
+    /// task's profile) and `aac` for RTMP, SRT, files and HLS, one more per rendition an output
+    /// takes (`h264-high-r2-640x360`), `h264-baseline` or `vp8` and `opus` for RTP outputs.
     public var encodes: [String]?
 
     public init(taskId: String, state: TaskState, reason: String? = nil, startedAt: String, uptimeSeconds: Double = 0,
