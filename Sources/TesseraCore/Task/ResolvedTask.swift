@@ -156,20 +156,26 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
     /// A recording (file or HLS) on hold: it receives nothing, and on resume its timestamps go on
     /// from where they stopped, so the paused span is simply absent.
     public var paused: Bool
+    /// `s3://BUCKET/KEY`: the file or HLS output is written to a spool under the output directory
+    /// and uploaded to this object (`kind` says what is written where).
+    public var upload: ObjectLocation?
 
-    public init(url: String, kind: Kind, paused: Bool = false) { self.url = url; self.kind = kind; self.paused = paused }
+    public init(url: String, kind: Kind, paused: Bool = false, upload: ObjectLocation? = nil) {
+        self.url = url; self.kind = kind; self.paused = paused; self.upload = upload
+    }
 
     /// The same destination, whatever its pause: an update that only pauses or resumes an output
     /// keeps it open.
     public func isSameDestination(as other: ResolvedOutput) -> Bool { url == other.url && kind == other.kind }
 
-    private enum CodingKeys: String, CodingKey { case url, kind, paused }
+    private enum CodingKeys: String, CodingKey { case url, kind, paused, upload }
 
     /// Plans stored before `paused` existed read as not paused.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(url: try container.decode(String.self, forKey: .url), kind: try container.decode(Kind.self, forKey: .kind),
-                  paused: try container.decodeIfPresent(Bool.self, forKey: .paused) ?? false)
+                  paused: try container.decodeIfPresent(Bool.self, forKey: .paused) ?? false,
+                  upload: try container.decodeIfPresent(ObjectLocation.self, forKey: .upload))
     }
 }
 
