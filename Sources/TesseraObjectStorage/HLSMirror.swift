@@ -97,7 +97,7 @@ final class HLSMirror: ObjectUploader {
         guard !FileManager.default.fileExists(atPath: playlistPath),
               let data = try client.getObject(bucket, key: playlistKey, timeoutSeconds: 5) else { return }
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: playlistPath, contents: data)
+        _ = FileManager.default.createFile(atPath: playlistPath, contents: data)
         // Its media segments are in the store; the init segment is written again by this run.
         uploaded.formUnion(HLSUploadPlan.files(in: String(decoding: data, as: UTF8.self)).filter { !Self.isInitSegment($0) })
     }

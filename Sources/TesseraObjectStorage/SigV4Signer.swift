@@ -76,9 +76,9 @@ public struct SigV4Signer: Sendable {
     public static func canonicalRequest(_ request: Request, headers: [(name: String, value: String)]) -> (String, String) {
         let path = request.path.isEmpty ? "/" : request.path.split(separator: "/", omittingEmptySubsequences: false)
             .map { encode(String($0)) }.joined(separator: "/")
-        let query = request.query.map { (encode($0.name), encode($0.value)) }
-            .sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }
-            .map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+        let pairs: [(name: String, value: String)] = request.query.map { (encode($0.name), encode($0.value)) }
+        let sorted = pairs.sorted { (a, b) -> Bool in a.name == b.name ? a.value < b.value : a.name < b.name }
+        let query = sorted.map { pair -> String in pair.name + "=" + pair.value }.joined(separator: "&")
         // Names lower-cased, values trimmed with inner runs of spaces made one; repeated names joined by commas.
         var byName: [String: [String]] = [:]
         for (name, value) in headers {
