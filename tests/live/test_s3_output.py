@@ -314,7 +314,7 @@ def test_bad_configurations_are_named(tmp_path, media, monkeypatch, clips, serve
     plain = start_server(servers, tmp_path, media, monkeypatch, None)
     doc = recording("no-store", clips.red, [{"url": "rec.mp4"}, {"url": "s3://rec/room.mp4"}])
     r = plain.client.post("/v1/tasks", doc)
-    assert r.status == 400 and "outputs[1].url" in json.dumps(r.json()), r.body
+    assert r.status == 400 and "outputs[1].url" in json.dumps(r.json), r.body
     plain.terminate(20)
     # A store that checks credentials (moto with IAM auth after the first three requests).
     store = Moto(tmp_path, auth_after=3)
