@@ -59,11 +59,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Recordings uploaded to S3-compatible object storage: the SigV4 signer, the S3 calls over
+        // AsyncHTTPClient, and the pure rules of multipart parts, retries and the spool.
+        .target(
+            name: "TesseraObjectStorage",
+            dependencies: [
+                "TesseraCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "TesseraEngine",
             // Metrics (the API only, no backend): webhook delivery counters reach `/metrics`.
             dependencies: [
-                "TesseraMedia", "TesseraCore", "TesseraStore", "TesseraText",
+                "TesseraMedia", "TesseraCore", "TesseraStore", "TesseraText", "TesseraObjectStorage",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -76,7 +88,7 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore",
+                "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,11 +109,12 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
+        .testTarget(name: "TesseraObjectStorageTests", dependencies: ["TesseraObjectStorage", "TesseraCore"]),
         .testTarget(name: "TesseraEngineTests", dependencies: ["TesseraEngine", "TesseraStore", "TesseraCore", "TesseraMedia"]),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore",
+                "TesseraServer", "TesseraEngine", "TesseraCore", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

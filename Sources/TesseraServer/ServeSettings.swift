@@ -3,6 +3,7 @@ import Logging
 import TesseraCore
 import TesseraEngine
 import TesseraMedia
+import TesseraObjectStorage
 
 /// The settings of `tessera serve`, resolved once at the edge: a flag wins over its environment
 /// variable, which wins over the config file (`--config`, `TESSERA_CONFIG`), which wins over the
@@ -43,6 +44,8 @@ public struct ServeSettings: Sendable, Equatable {
     public var nodeId: String
     public var advertiseURL: String
     public var nodeTimeoutSeconds: Double
+    /// The object store for `s3://` outputs; nil when none is configured. Holds credentials: never logged.
+    public var storage: StorageSettings?
 
     public enum Defaults {
         public static let maxTasks = 16
@@ -156,6 +159,7 @@ public struct ServeSettings: Sendable, Equatable {
         }
         while advertiseURL.hasSuffix("/") { advertiseURL.removeLast() }
         nodeTimeoutSeconds = try sources.double(.nodeTimeoutSeconds, 2...3600) ?? 10
+        storage = try StorageSettingsReader.read(sources, environment: environment)
     }
 
     /// The machine's host name: a node's default id.
@@ -208,6 +212,7 @@ public struct ServeSettings: Sendable, Equatable {
         configuration.webhookSecret = webhookSecret
         configuration.nodeId = nodeId
         configuration.workerLeaseSeconds = max(1, nodeTimeoutSeconds / 2)
+        configuration.storage = storage
         return configuration
     }
 }

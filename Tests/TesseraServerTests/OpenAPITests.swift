@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import TesseraObjectStorage
 import Testing
 import TesseraCore
 import TesseraEngine
@@ -158,6 +159,7 @@ enum Samples {
         input.rtcp = rtcp
         var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
         output.files = ["room.mp4"]
+        output.uploads = [Self.upload]
         var room = OutputStatus(url: "rtp://127.0.0.1:5004", state: .live, bytes: 100)
         room.sdp = "v=0"
         let sent = RTPSentStreamStatus(ssrc: 1, packets: 10, bytes: 1000, senderReports: 2, receiverReports: 1, pli: 1, fir: 1,
@@ -179,8 +181,12 @@ enum Samples {
          .input(InputChange(id: "cam", state: .live, previousState: .waiting, lastError: "e")),
          .inputRTP(InputChange(id: "cam", state: .live, previousState: nil, rtp: RTPStatus(videoPort: 1, audioPort: 2, sdp: "v=0"))),
          .inputDrawSize(InputChange(id: "cam", state: .live, previousState: nil, drawSize: PixelSize(width: 320, height: 180))),
-         .output(OutputChange(url: "rtmp://cdn/live/****", state: .live, previousState: .connecting, lastError: "e"))]
+         .output(OutputChange(url: "rtmp://cdn/live/****", state: .live, previousState: .connecting, lastError: "e")),
+         .outputUploaded(OutputChange(url: "s3://rec/room.mp4", state: .live, previousState: .live, upload: Self.upload))]
     }
+
+    static let upload = ObjectUploadStatus(file: "s3://rec/room.mp4", state: .uploaded, bytes: 10, waitingBytes: 0, parts: 1,
+                                           reason: "r", recovered: true)
 
     static var taskDocuments: [TaskDocument] {
         var video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast",

@@ -166,9 +166,12 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
     /// The encode an RTMP, SRT or file output takes: 0 the main size, N `VideoSettings.renditions[N-1]`.
     /// (An HLS output takes every one when the task has renditions.)
     public var rendition: Int
+    /// `s3://BUCKET/KEY`: the file or HLS output is written to a spool under the output directory
+    /// and uploaded to this object (`kind` says what is written where).
+    public var upload: ObjectLocation?
 
-    public init(url: String, kind: Kind, paused: Bool = false, rendition: Int = 0) {
-        self.url = url; self.kind = kind; self.paused = paused; self.rendition = rendition
+    public init(url: String, kind: Kind, paused: Bool = false, rendition: Int = 0, upload: ObjectLocation? = nil) {
+        self.url = url; self.kind = kind; self.paused = paused; self.rendition = rendition; self.upload = upload
     }
 
     /// The same destination, whatever its pause: an update that only pauses or resumes an output
@@ -177,14 +180,15 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
         url == other.url && kind == other.kind && rendition == other.rendition
     }
 
-    private enum CodingKeys: String, CodingKey { case url, kind, paused, rendition }
+    private enum CodingKeys: String, CodingKey { case url, kind, paused, rendition, upload }
 
     /// Plans stored before `paused` or `rendition` existed read as not paused, at the main size.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(url: try container.decode(String.self, forKey: .url), kind: try container.decode(Kind.self, forKey: .kind),
                   paused: try container.decodeIfPresent(Bool.self, forKey: .paused) ?? false,
-                  rendition: try container.decodeIfPresent(Int.self, forKey: .rendition) ?? 0)
+                  rendition: try container.decodeIfPresent(Int.self, forKey: .rendition) ?? 0,
+                  upload: try container.decodeIfPresent(ObjectLocation.self, forKey: .upload))
     }
 }
 

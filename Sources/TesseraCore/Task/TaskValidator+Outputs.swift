@@ -42,6 +42,12 @@ extension ValidationContext {
             if spec.rtp != nil {
                 issues.add(FieldPath.element("outputs", index) + ".rtp", "only rtp://HOST:PORT outputs take rtp settings")
             }
+            if TaskPathResolver.scheme(of: spec.url) == "s3" {
+                if let output = resolveObjectStorageOutput(spec, at: index, context: context) {
+                    outputs.append(resolvePause(spec, kind: output.kind, at: index, mode: mode).uploading(to: output.upload))
+                }
+                continue
+            }
             if HLSOutputs.isPlaylist(spec.url) {
                 if let settings = resolveHLSOutput(spec, at: index, context: context) {
                     if let earlier = seenFiles[settings.playlist] {

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCore
 import TesseraMedia
+import TesseraObjectStorage
 
 /// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are
 /// always redacted (stream key and query hidden).
@@ -129,6 +130,8 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     public var sdp: String?
     /// RTP outputs: packets sent, sender reports, and the receiver's reports and keyframe requests.
     public var rtp: RTPOutputStatus?
+    /// `s3://` outputs: each file (or HLS playlist) and how its upload goes, oldest first.
+    public var uploads: [ObjectUploadStatus]?
 
     public init(url: String, state: State, bytes: Int64 = 0, reconnects: Int64 = 0, lastError: String? = nil) {
         self.url = url; self.state = state; self.bytes = bytes; self.reconnects = reconnects; self.lastError = lastError
@@ -144,6 +147,8 @@ extension TaskStatus {
         var parts = [state.rawValue, reason ?? "", node ?? "", sequence.map(String.init) ?? "", String(workerRestarts ?? 0)]
         parts += inputs.map { "i:\($0.id)=\($0.state.rawValue)" }
         parts += outputs.map { "o:\($0.url)=\($0.state.rawValue):\(($0.files ?? []).joined(separator: ","))" }
+        // An upload's state, not its byte counts: `uploaded` must reach the store at once.
+        parts += outputs.flatMap { output in (output.uploads ?? []).map { "u:\($0.file)=\($0.state.rawValue)" } }
         return parts.joined(separator: "\u{1F}")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraObjectStorage
 
 /// The messages between `tessera serve` and a task's worker process: one JSON object per line,
 /// commands on the worker's standard input, events on its standard output.
@@ -20,9 +21,14 @@ public struct WorkerCommand: Codable, Sendable {
     public var sei: SEIInjection?
     /// `start`: `--rtp-bind-address` as the server resolved it (nil: none; see `RTPBindAddress`).
     public var rtpBindAddress: String?
+    /// `start`: the node's object store, for `s3://` outputs (credentials included: this pipe is
+    /// the only place they travel; never in a plan or a status).
+    public var storage: StorageSettings?
 
     public init(type: Kind, plan: ResolvedTask? = nil, requestId: Int? = nil, outputGiveUpSeconds: Double? = nil,
-                leaseSeconds: Double? = nil, sei: SEIInjection? = nil, rtpBindAddress: String? = nil) {
+                leaseSeconds: Double? = nil, sei: SEIInjection? = nil, rtpBindAddress: String? = nil,
+                storage: StorageSettings? = nil) {
+        self.storage = storage
         self.type = type; self.plan = plan; self.requestId = requestId
         self.outputGiveUpSeconds = outputGiveUpSeconds; self.leaseSeconds = leaseSeconds; self.sei = sei
         self.rtpBindAddress = rtpBindAddress

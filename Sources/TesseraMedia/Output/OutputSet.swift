@@ -65,6 +65,8 @@ public final class OutputSet {
     private let retirement: Retirement
     /// Told when a live output changes state.
     private let stateChanged: ChangeSignal?
+    /// Held while the upload spool is full (`s3://` outputs).
+    private let hold: OutputHold?
     /// Samples per chunk of the mix: AAC's frame when the task starts with an AAC output, else
     /// Opus's 20 ms (a voice room sending only into the room mixes in 20 ms steps).
     public let audioFrameSize: Int
@@ -75,8 +77,9 @@ public final class OutputSet {
     /// it had opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
                 interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60,
-                retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil) throws {
+                retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) throws {
         self.interrupt = interrupt
+        self.hold = hold
         self.stateChanged = stateChanged
         self.retirement = retirement
         self.live = live
@@ -224,7 +227,8 @@ public final class OutputSet {
             if live, !Self.isRaw(output) {
                 let main = try mainStreams(rendition: output.rendition)
                 let publisher = Publisher(output: output, streams: main.streams, startOffsetMicroseconds: main.startOffsetMicroseconds,
-                                          giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged)
+                                          giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged,
+                                          hold: hold)
                 publisher.start()
                 destinationsLock.withLock { destinations.append((output, .publisher(publisher))) }
                 if let format = videoFormat(forRendition: output.rendition) { keyframes.request(format) }
