@@ -44,7 +44,8 @@ extension ValidationContext {
             }
             if TaskPathResolver.scheme(of: spec.url) == "s3" {
                 if let output = resolveObjectStorageOutput(spec, at: index, context: context) {
-                    outputs.append(resolvePause(spec, kind: output.kind, at: index, mode: mode).uploading(to: output.upload))
+                    outputs.append(resolvedOutput(spec, kind: output.kind, at: index, mode: mode, context: context)
+                        .uploading(to: output.upload))
                 }
                 continue
             }
