@@ -44,6 +44,21 @@ import TesseraCore
         #expect(TaskFixtures.issues(Self.validate(#"{"url": "s3://bucket/a.mp4", "hls": {}}"#)).map(\.path) == ["outputs[0].hls"])
     }
 
+    /// With renditions: a recording takes one (as a file does); an HLS ladder is not mirrored.
+    @Test func renditionsRecordOneAndRefuseALadder() throws {
+        func document(_ output: String) -> String {
+            #"{"taskId": "show", "inputs": [{"id": "a", "url": "anchor.mp4"}], "encoder": {"video": {"width": 640, "height": 360, "gopSeconds": 1, "renditions": [{"width": 320, "height": 180, "bitrateKbps": 300}]}}, "outputs": [\#(output)]}"#
+        }
+        var options = TaskFixtures.options()
+        options.objectStorage = true
+        let task = try #require(TaskFixtures.task(TaskFixtures.validate(document(#"{"url": "s3://rec-bucket/room42.mp4", "rendition": 1}"#),
+                                                                        options: options)))
+        #expect(task.outputs[0].rendition == 1 && task.outputs[0].upload?.key == "room42.mp4")
+        let issues = TaskFixtures.issues(TaskFixtures.validate(document(#"{"url": "s3://rec-bucket/live/room.m3u8"}"#), options: options))
+        #expect(issues.map(\.path) == ["outputs[0].url"])
+        #expect(issues.first?.message.contains("HLS ladder") == true)
+    }
+
     @Test func theURLIsShownAsGiven() {
         #expect(URLRedaction.redact("s3://bucket/shows/room42.mp4") == "s3://bucket/shows/room42.mp4")
     }
