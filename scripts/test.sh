@@ -19,12 +19,14 @@ cd "$REPO"
 
 BUILD_DIR="${TESSERA_BUILD_DIR:-.build}"
 VENV="${TESSERA_VENV:-.venv-test}"
-
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
-
 start=$SECONDS
+
+# Each step is logged with the minutes since the start, so a slow CI run shows which step grew.
+log() { printf '\033[1m==> [%dm%02ds] %s\033[0m\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$*" >&2; }
+
 if [[ "${TESSERA_SKIP_INSTALL:-0}" != 1 ]]; then
     bash "$REPO/scripts/install.sh"
+    log "installed and built"
 fi
 
 # install.sh found the toolchain; find it again the same way (sudo may have reset PATH).
@@ -51,7 +53,7 @@ fi
 # --- end-to-end tests against the release binary
 export TESSERA_BIN="${TESSERA_BIN:-$REPO/$BUILD_DIR/release/tessera}"
 log "pytest tests/ (TESSERA_BIN=$TESSERA_BIN)"
-if ! "$VENV/bin/python" -m pytest tests/ -ra "$@"; then
+if ! "$VENV/bin/python" -m pytest tests/ -ra --durations=25 "$@"; then
     status=1; failed+=("pytest tests/")
 fi
 
