@@ -59,14 +59,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Recordings uploaded to S3-compatible object storage: the SigV4 signer, the S3 calls over
+        // AsyncHTTPClient, and the pure rules of multipart parts, retries and the spool.
+        .target(
+            name: "TesseraObjectStorage",
+            dependencies: [
+                "TesseraCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The messages between `tessera serve` and a task's worker process, and the task status
         // they carry: the only thing the service side and the worker side share. No FFmpeg.
-        .target(name: "TesseraWorkerProtocol", dependencies: ["TesseraCore"]),
+        .target(name: "TesseraWorkerProtocol", dependencies: ["TesseraCore", "TesseraObjectStorage"]),
         // The worker side: one task's media pipeline (`tessera worker`, `tessera probe`, `tessera mix`).
         .target(
             name: "TesseraWorker",
             dependencies: [
-                "TesseraWorkerProtocol", "TesseraMedia", "TesseraCore", "TesseraText",
+                "TesseraWorkerProtocol", "TesseraMedia", "TesseraCore", "TesseraText", "TesseraObjectStorage",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -76,7 +88,7 @@ let package = Package(
             name: "TesseraService",
             // Metrics (the API only, no backend): webhook delivery counters reach `/metrics`.
             dependencies: [
-                "TesseraWorkerProtocol", "TesseraCore", "TesseraStore",
+                "TesseraWorkerProtocol", "TesseraCore", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -91,7 +103,7 @@ let package = Package(
             dependencies: [
                 // `TesseraMedia` only for the PNG of `POST /v1/preview` (a drawing of the layout's
                 // boxes: no caller's media is opened).
-                "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore",
+                "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -114,6 +126,7 @@ let package = Package(
         .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
         .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraCore"]),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
+        .testTarget(name: "TesseraObjectStorageTests", dependencies: ["TesseraObjectStorage", "TesseraCore"]),
         // `TesseraMedia` for real sockets in the RTP port allocator's tests.
         .testTarget(
             name: "TesseraServiceTests",
@@ -122,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore",
+                "TesseraServer", "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything, builds once, and runs every test: the Swift unit tests, the end-to-end
 # tests (pytest, tests/) against the release binary, the API fuzz, and the container image built
-# and run by a real Docker engine (scripts/image.sh). Exits non-zero if anything fails.
+# by a real Docker engine (scripts/image.sh build) and run by the image tests (pytest tests/image,
+# through scripts/image.sh test). Exits non-zero if anything fails.
 #
 #   bash scripts/test.sh                 # what CI runs (.ci/run); as root, or a user with sudo
-#   bash scripts/test.sh -k render       # extra arguments go to pytest
+#   bash scripts/test.sh -k render       # extra arguments go to pytest tests/ (not tests/image)
 #
 # Environment knobs: those of scripts/install.sh (TESSERA_BUILD_DIR, TESSERA_SKIP_APT, ...), plus
 #   TESSERA_SKIP_INSTALL=1   do not run install.sh (the build and venv must already exist)
@@ -18,12 +19,14 @@ cd "$REPO"
 
 BUILD_DIR="${TESSERA_BUILD_DIR:-.build}"
 VENV="${TESSERA_VENV:-.venv-test}"
-
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
-
 start=$SECONDS
+
+# Each step is logged with the minutes since the start, so a slow CI run shows which step grew.
+log() { printf '\033[1m==> [%dm%02ds] %s\033[0m\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "$*" >&2; }
+
 if [[ "${TESSERA_SKIP_INSTALL:-0}" != 1 ]]; then
     bash "$REPO/scripts/install.sh"
+    log "installed and built"
 fi
 
 # install.sh found the toolchain; find it again the same way (sudo may have reset PATH).
@@ -50,7 +53,7 @@ fi
 # --- end-to-end tests against the release binary
 export TESSERA_BIN="${TESSERA_BIN:-$REPO/$BUILD_DIR/release/tessera}"
 log "pytest tests/ (TESSERA_BIN=$TESSERA_BIN)"
-if ! "$VENV/bin/python" -m pytest tests/ -ra "$@"; then
+if ! "$VENV/bin/python" -m pytest tests/ -ra --durations=25 "$@"; then
     status=1; failed+=("pytest tests/")
 fi
 
@@ -64,8 +67,10 @@ fi
 
 # --- the container image, built and run by a real Docker engine: `docker build` of
 # docker/Dockerfile's runtime-prebuilt target from the release binary built above (nothing is
-# compiled again), then the image and docker/compose.yaml run as an operator would. image.sh
-# gets root through sudo itself when needed; it exits 77 only where no Docker engine can start.
+# compiled again), then pytest tests/image (which `pytest tests/` above leaves out: pytest.ini)
+# runs the image and the compose files as an operator would, on the same engine. image.sh gets
+# root through sudo itself when needed; it exits 77 only where no Docker engine can start (pytest
+# has then reported the image tests skipped, with the reason).
 if [[ "${TESSERA_SKIP_IMAGE:-0}" != 1 ]]; then
     log "scripts/image.sh build test"
     image_rc=0

@@ -15,10 +15,9 @@ checked against the binary under test ($TESSERA_BIN):
 - the grace periods are longer than a drain (`--shutdown-seconds` plus the handover), and the CPU
   request covers the tasks (`--max-tasks` × 2 cores).
 
-The manifests are read by a small reader of the YAML subset they are written in (block mappings
-and sequences, plain and quoted scalars, one-line-or-wrapped flow sequences of scalars, `{}`):
-PyYAML is not among the test requirements. Where PyYAML is importable, the reader's result is
-compared with `yaml.safe_load_all`, so the subset stays honest.
+The manifests are read with PyYAML (`yaml.safe_load_all`). Kubernetes and docker compose read
+them with other parsers, of two YAML versions, so an unquoted value that YAML 1.1 and YAML 1.2
+read differently (`on`, `0755`, `10:30`) is refused: quote it.
 """
 from __future__ import annotations
 
@@ -32,6 +31,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 
 from helpers import REPO, TESSERA_BIN
 
@@ -53,235 +53,68 @@ READINESS_PATH = "/readyz"
 
 
 # --------------------------------------------------------------------------------------------- #
-# a reader of the YAML subset the manifests use
+# reading the manifests
 # --------------------------------------------------------------------------------------------- #
-class YamlSubsetError(ValueError):
-    pass
+# YAML 1.2's core schema for plain (unquoted) scalars: what docker compose's parser (go-yaml v3)
+# applies. PyYAML, like Kubernetes' go-yaml v2, follows YAML 1.1, where `on` / `yes` / `no` are
+# booleans, `0755` is octal, `10:30` is base 60, `1_000` is a number and `2024-01-02` a date.
+_CORE_SCHEMA = (
+    (type(None), r"~|null|Null|NULL|"),
+    (bool, r"true|True|TRUE|false|False|FALSE"),
+    (int, r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"),
+    (float, r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)"),
+)
 
 
-@dataclass
-class _Line:
-    number: int
-    indent: int
-    text: str
+def read_as_yaml_1_2(text: str):
+    """A plain scalar as YAML 1.2's core schema reads it."""
+    kind = next((k for k, pattern in _CORE_SCHEMA if re.fullmatch(pattern, text)), str)
+    if kind is bool:
+        return text.lower() == "true"
+    if kind is int:
+        return int(text[2:], 8) if text.startswith("0o") else int(text, 16 if text.startswith("0x") else 10)
+    if kind is float:
+        return float(text.lower().replace(".inf", "inf").replace(".nan", "nan"))
+    return None if kind is type(None) else text
 
 
-_SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+")
-_INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)")
-_FLOAT = re.compile(r"[-+]?([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?")
-_BOOLS = {**{w: True for w in ("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")},
-          **{w: False for w in ("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")}}
-_NULLS = {"", "~", "null", "Null", "NULL"}
-_KEY = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s"'\[\]{},#&*!|>%@`-][^:#]*?|-[^\s:#][^:#]*?)\s*:(?:\s+(.*))?$""")
+def yaml_version_pitfalls(text: str) -> list[str]:
+    """The plain scalars of a YAML stream that PyYAML (YAML 1.1) reads as another type or value
+    than YAML 1.2 does, as `line N: text`."""
+    loader = yaml.SafeLoader(text)
+    found = []
 
+    def walk(node):
+        if isinstance(node, yaml.ScalarNode):
+            implicit = node.tag == loader.resolve(yaml.ScalarNode, node.value, (True, False))
+            if node.style is None and implicit:
+                v11, v12 = loader.construct_object(node), read_as_yaml_1_2(node.value)
+                if type(v11) is not type(v12) or (v11 != v12 and v11 == v11):  # nan == nan here
+                    found.append(f"line {node.start_mark.line + 1}: {node.value}")
+        elif isinstance(node, yaml.SequenceNode):
+            for child in node.value:
+                walk(child)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                walk(key)
+                walk(value)
 
-def _strip_comment(raw: str) -> str:
-    """The line without its comment: `#` at the start or after a blank, outside quotes (a quote
-    opens a quoted scalar only where a scalar may start)."""
-    quote = None
-    for k, ch in enumerate(raw):
-        if quote:
-            if ch == quote:
-                quote = None
-            elif ch == "\\" and quote == '"':
-                continue
-        elif ch in "\"'" and (k == 0 or raw[k - 1] in " \t[,{:-"):
-            quote = ch
-        elif ch == "#" and (k == 0 or raw[k - 1] in " \t"):
-            return raw[:k].rstrip()
-    return raw.rstrip()
-
-
-def _bracket_depth(text: str) -> int:
-    depth, quote = 0, None
-    for k, ch in enumerate(text):
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "\"'" and (k == 0 or text[k - 1] in " \t[,{:-"):
-            quote = ch
-        elif ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-    return depth
-
-
-def _logical_lines(lines: list[tuple[int, str]]) -> list[_Line]:
-    out: list[_Line] = []
-    pending: _Line | None = None
-    for number, raw in lines:
-        if "\t" in raw[: len(raw) - len(raw.lstrip())]:
-            raise YamlSubsetError(f"line {number}: a tab in the indentation")
-        text = _strip_comment(raw)
-        if not text.strip():
-            continue
-        if pending is not None:  # a flow sequence wrapped over several lines
-            pending.text += " " + text.strip()
-            if _bracket_depth(pending.text) <= 0:
-                pending = None
-            continue
-        line = _Line(number, len(text) - len(text.lstrip(" ")), text.strip())
-        out.append(line)
-        if _bracket_depth(line.text) > 0:
-            pending = line
-    if pending is not None:
-        raise YamlSubsetError(f"line {pending.number}: a flow sequence is not closed")
-    return out
-
-
-def _split_flow(inner: str, number: int) -> list[str]:
-    items, current, quote = [], "", None
-    for ch in inner:
-        if quote:
-            current += ch
-            if ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-            current += ch
-        elif ch == ",":
-            items.append(current.strip())
-            current = ""
-        elif ch in "[]{}":
-            raise YamlSubsetError(f"line {number}: nested flow collections are not in the subset")
-        else:
-            current += ch
-    if current.strip():
-        items.append(current.strip())
-    elif items:
-        raise YamlSubsetError(f"line {number}: an empty item in a flow sequence")
-    return items
-
-
-def _scalar(text: str, number: int):
-    text = text.strip()
-    if text.startswith("["):
-        if not text.endswith("]"):
-            raise YamlSubsetError(f"line {number}: text after a flow sequence: {text!r}")
-        return [_scalar(item, number) for item in _split_flow(text[1:-1], number)]
-    if text == "{}":
-        return {}
-    if text.startswith('"'):
-        if len(text) < 2 or not text.endswith('"'):
-            raise YamlSubsetError(f"line {number}: an unterminated double-quoted scalar: {text!r}")
-        return json.loads(text)  # JSON's escapes are a subset of YAML's double-quoted ones
-    if text.startswith("'"):
-        if len(text) < 2 or not text.endswith("'"):
-            raise YamlSubsetError(f"line {number}: an unterminated single-quoted scalar: {text!r}")
-        return text[1:-1].replace("''", "'")
-    if text[0] in "{|>&*!%@`":
-        raise YamlSubsetError(f"line {number}: {text[0]!r} (flow mappings, block scalars, anchors, tags) "
-                              f"is not in the subset: {text!r}")
-    if text in _NULLS:
-        return None
-    if text in _BOOLS:
-        return _BOOLS[text]
-    if _INT.fullmatch(text):
-        return int(text.replace("_", ""))
-    if _FLOAT.fullmatch(text) and any(c.isdigit() for c in text):
-        return float(text.replace("_", ""))
-    if (_SEXAGESIMAL.fullmatch(text) or re.fullmatch(r"[-+]?0[0-7_]+|[-+]?0[xXbB][0-9a-fA-F_]+", text)
-            or text.lower() in (".inf", "-.inf", "+.inf", ".nan")):
-        raise YamlSubsetError(f"line {number}: {text!r} reads differently in YAML 1.1 and 1.2: quote it")
-    return text
-
-
-def _is_item(text: str) -> bool:
-    return text == "-" or text.startswith("- ")
-
-
-def _parse_node(lines: list[_Line], i: int, indent: int):
-    return (_parse_seq if _is_item(lines[i].text) else _parse_map)(lines, i, indent)
-
-
-def _parse_seq(lines: list[_Line], i: int, indent: int):
-    items = []
-    while i < len(lines) and lines[i].indent >= indent:
-        line = lines[i]
-        if line.indent > indent:
-            raise YamlSubsetError(f"line {line.number}: expected a `- ` item at column {indent}")
-        if not _is_item(line.text):
-            break  # a mapping's next key after `key:` and its items at the key's column
-        rest = line.text[1:].lstrip(" ")
-        if not rest:
-            if i + 1 < len(lines) and lines[i + 1].indent > indent:
-                value, i = _parse_node(lines, i + 1, lines[i + 1].indent)
-            else:
-                value, i = None, i + 1
-        elif _KEY.match(rest) or _is_item(rest):
-            column = indent + len(line.text) - len(rest)
-            lines[i] = _Line(line.number, column, rest)  # the item's block starts on this line
-            value, i = _parse_node(lines, i, column)
-        else:
-            value, i = _scalar(rest, line.number), i + 1
-        items.append(value)
-    return items, i
-
-
-def _parse_map(lines: list[_Line], i: int, indent: int):
-    result: dict = {}
-    while i < len(lines) and lines[i].indent >= indent:
-        line = lines[i]
-        if line.indent > indent:
-            raise YamlSubsetError(f"line {line.number}: unexpected indentation")
-        if _is_item(line.text):
-            break
-        m = _KEY.match(line.text)
-        if not m:
-            raise YamlSubsetError(f"line {line.number}: expected `key: value`, got {line.text!r}")
-        key = _scalar(m.group(1), line.number)
-        if key in result:
-            raise YamlSubsetError(f"line {line.number}: duplicate key {key!r}")
-        rest = (m.group(2) or "").strip()
-        i += 1
-        if rest:
-            value = _scalar(rest, line.number)
-        elif i < len(lines) and lines[i].indent > indent:
-            value, i = _parse_node(lines, i, lines[i].indent)
-        elif i < len(lines) and lines[i].indent == indent and _is_item(lines[i].text):
-            value, i = _parse_seq(lines, i, indent)  # `key:` then `- item` at the key's column
-        else:
-            value = None
-        result[key] = value
-    return result, i
-
-
-def load_yaml_documents(text: str) -> list:
-    """The documents of a YAML stream written in the subset described above (`---` separates
-    documents; empty documents are left out)."""
-    documents, current = [], []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if raw.rstrip() == "---":
-            documents.append(current)
-            current = []
-        else:
-            current.append((number, raw))
-    documents.append(current)
-    result = []
-    for doc in documents:
-        lines = _logical_lines(doc)
-        if not lines:
-            continue
-        value, end = _parse_node(lines, 0, lines[0].indent)
-        if end != len(lines):
-            raise YamlSubsetError(f"line {lines[end].number}: indented less than the document's first line")
-        result.append(value)
-    return result
+    try:
+        while loader.check_node():
+            walk(loader.get_node())
+    finally:
+        loader.dispose()
+    return found
 
 
 def load_yaml_file(path: Path) -> list:
-    try:
-        docs = load_yaml_documents(path.read_text())
-    except YamlSubsetError as e:
-        raise AssertionError(f"{path.relative_to(REPO)}: {e}") from None
-    try:
-        import yaml  # noqa: PLC0415  (optional: not among the test requirements)
-    except ImportError:
-        return docs
-    reference = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
-    assert docs == reference, f"{path.relative_to(REPO)}: the subset reader and PyYAML disagree"
-    return docs
+    """The documents of a manifest (empty ones left out), refusing values the YAML versions read
+    differently."""
+    text = path.read_text()
+    pitfalls = yaml_version_pitfalls(text)
+    assert not pitfalls, (f"{path.relative_to(REPO)}: {pitfalls} read differently in YAML 1.1 (Kubernetes) "
+                          f"and YAML 1.2 (docker compose): quote them")
+    return [d for d in yaml.safe_load_all(text) if d is not None]
 
 
 # --------------------------------------------------------------------------------------------- #
@@ -810,28 +643,14 @@ def test_compose_cluster_services_are_healthchecked_and_built_locally(cluster):
         f"compose.cluster.yaml postgres: the healthcheck does not ask port {pg_port}"
 
 
-def test_yaml_subset_reader():
-    """The reader handles what the manifests use, and refuses what it does not handle."""
-    text = """# comment
-a: 1
-b: "x # not a comment"   # a comment
-c:
-  - --port
-  - "8080"
-  - name: n
-    value: http://$(POD_IP):8080
-d: [CMD, "tessera", 'it''s',
-    x]
-e: {}
-f:
-- 20000-20099
-g: on
-h:
-"""
-    assert load_yaml_documents(text) == [{
-        "a": 1, "b": "x # not a comment", "c": ["--port", "8080", {"name": "n", "value": "http://$(POD_IP):8080"}],
-        "d": ["CMD", "tessera", "it's", "x"], "e": {}, "f": ["20000-20099"], "g": True, "h": None}]
-    assert load_yaml_documents("---\na: 1\n---\nb: 2\n") == [{"a": 1}, {"b": 2}]
-    for bad in ("a: |\n  x\n", "a: &x 1\n", "a: {b: 1}\n", "a: 1\na: 2\n", "a: 1\n   b: 2\n", "a: 10:30\n"):
-        with pytest.raises(YamlSubsetError):
-            load_yaml_documents(bad)
+@pytest.mark.parametrize("value, differs", [
+    ("on", True), ("yes", True), ("No", True), ("0755", True), ("10:30", True), ("0o17", True), ("1_000", True),
+    ("1e3", True), ("2024-01-02", True),
+    ("'on'", False), ('"0755"', False), ("8080", False), ("-1", False), ("0x1F", False), ("1.5", False),
+    ("true", False), ("~", False), ("", False), (".inf", False), (".nan", False), ("20000-20099", False),
+    ("http://$(POD_IP):8080", False), ("!!str 0755", False),
+])
+def test_yaml_version_pitfalls(value, differs):
+    """The check refuses what YAML 1.1 and 1.2 read differently, and nothing else."""
+    found = yaml_version_pitfalls(f"a:\n  - {value}\n")
+    assert found == ([f"line 2: {value}"] if differs else []), found

@@ -1,3 +1,5 @@
+import TesseraObjectStorage
+
 /// What each setting means and its default, in one table that `tessera serve --help` prints and
 /// the tests check against the README.
 extension ServeSetting {
@@ -33,6 +35,9 @@ extension ServeSetting {
         case .advertiseUrl: return "How the other nodes reach this node's API (requests for its tasks are passed on there)."
         case .nodeTimeoutSeconds: return "A node that has not renewed its lease for this long is lost and its tasks start on other nodes."
         case .console: return "Serve the operator console at /console (true or false); it asks for the API token and uses the API like any client."
+        case .storageEndpoint: return "URL of an S3-compatible object store for s3:// outputs, addressed path-style; AWS S3 when absent. Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID_FILE and AWS_SECRET_ACCESS_KEY_FILE)."
+        case .storageRegion: return "Region that object-store requests are signed for."
+        case .storageSpoolBytes: return "Most bytes each worker keeps recorded but not yet uploaded; past it, s3:// recordings skip until uploads catch up."
         }
     }
 
@@ -66,6 +71,9 @@ extension ServeSetting {
         case .advertiseUrl: return "http://HOST:PORT"
         case .nodeTimeoutSeconds: return "10"
         case .console: return "true"
+        case .storageEndpoint: return "none: AWS S3 when AWS credentials are set, else no object storage"
+        case .storageRegion: return StorageSettings.defaultRegion
+        case .storageSpoolBytes: return String(StorageSettings.defaultSpoolBytes)
         }
     }
 

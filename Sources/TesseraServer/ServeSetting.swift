@@ -31,6 +31,9 @@ public enum ServeSetting: String, CaseIterable, Sendable {
     case advertiseUrl
     case nodeTimeoutSeconds
     case console
+    case storageEndpoint
+    case storageRegion
+    case storageSpoolBytes
 
     /// The config-file key.
     public var key: String { rawValue }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TesseraCore
+import TesseraObjectStorage
 import TesseraService
 
 /// The settings of `tessera serve`, resolved once at the edge: a flag wins over its environment
@@ -42,6 +43,8 @@ public struct ServeSettings: Sendable, Equatable {
     public var nodeId: String
     public var advertiseURL: String
     public var nodeTimeoutSeconds: Double
+    /// The object store for `s3://` outputs; nil when none is configured. Holds credentials: never logged.
+    public var storage: StorageSettings?
 
     public enum Defaults {
         public static let maxTasks = 16
@@ -155,6 +158,7 @@ public struct ServeSettings: Sendable, Equatable {
         }
         while advertiseURL.hasSuffix("/") { advertiseURL.removeLast() }
         nodeTimeoutSeconds = try sources.double(.nodeTimeoutSeconds, 2...3600) ?? 10
+        storage = try StorageSettingsReader.read(sources, environment: environment)
     }
 
     /// The machine's host name: a node's default id.
@@ -207,6 +211,7 @@ public struct ServeSettings: Sendable, Equatable {
         configuration.webhookSecret = webhookSecret
         configuration.nodeId = nodeId
         configuration.workerLeaseSeconds = max(1, nodeTimeoutSeconds / 2)
+        configuration.storage = storage
         return configuration
     }
 }

@@ -77,7 +77,12 @@ public final class MixPipeline: @unchecked Sendable {
     /// Live: `--rtp-bind-address`, for RTP inputs' sockets (nil: none; see `RTPBindAddress`).
     private let rtpBindAddress: String?
 
-    public init(task: ResolvedTask, outputGiveUpSeconds: Double = 60, rtpBindAddress: String? = nil) {
+    /// Held while the upload spool is full (`s3://` outputs skip packets).
+    private let outputHold: OutputHold?
+
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double = 60, rtpBindAddress: String? = nil,
+                outputHold: OutputHold? = nil) {
+        self.outputHold = outputHold
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
         self.rtpBindAddress = rtpBindAddress
@@ -172,7 +177,7 @@ public final class MixPipeline: @unchecked Sendable {
         do {
             outputs = try OutputSet(outputs: task.outputs, video: task.video, audio: task.audio, interrupt: interrupt,
                                     live: live, giveUpSeconds: outputGiveUpSeconds, retirement: retirement,
-                                    stateChanged: statusChanged)
+                                    stateChanged: statusChanged, hold: outputHold)
         } catch {
             throw TaskError.output(reason: "\(error)")
         }

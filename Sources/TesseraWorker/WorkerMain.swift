@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TesseraCore
 import TesseraMedia
+import TesseraObjectStorage
 import TesseraWorkerProtocol
 
 /// The body of `tessera worker`: runs one live task for `tessera serve`, which started this
@@ -21,8 +22,10 @@ public enum WorkerMain {
         }
 
         let task = start.plan
+        let hold = OutputHold()
         let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task)
-            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, rtpBindAddress: start.rtpBindAddress)
+            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, rtpBindAddress: start.rtpBindAddress,
+                          outputHold: hold)
         if let mix = pipeline as? MixPipeline {
             // For measuring what a viewer sees against when each frame left (bench/latency.py):
             // the machine's CLOCK_MONOTONIC, which every process reads alike.
@@ -30,6 +33,12 @@ public enum WorkerMain {
             Logger(label: "tessera.worker").notice(
                 "tessera worker \(task.taskId): output clock zero at CLOCK_MONOTONIC \(String(format: "%.6f", zero)) s")
         }
+        // `s3://` outputs: checked, recovered and uploaded on a thread of their own.
+        let uploads: UploadCoordinator? = {
+            guard let storage = start.storage, UploadCoordinator.uploads(task.outputs) else { return nil }
+            return UploadCoordinator(settings: storage, changed: { [pipeline] in pipeline.statusChanged.notify() },
+                                     hold: { hold.isHeld = $0 })
+        }()
         let finished = Finished()
         let lease = WorkerLease(seconds: start.leaseSeconds)
         let remaining = reader
@@ -38,6 +47,7 @@ public enum WorkerMain {
             while let line = reader.next() {
                 guard let command = try? decoder.decode(WorkerCommand.self, from: line) else { continue }
                 handle(command, pipeline: pipeline, lease: lease, events: events)
+                if case .update(let plan) = command { uploads?.update(plan.outputs) }
             }
             // The server is gone: end the task properly.
             pipeline.requestStop()
@@ -56,12 +66,13 @@ public enum WorkerMain {
                     Thread.detachNewThread {
                         Thread.sleep(forTimeInterval: leaseExpiryGraceSeconds)
                         guard !finished.value else { return }
-                        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: .stopped, reason: expiredReason),
+                        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: .stopped, reason: expiredReason,
+                                                                            uploads: uploads),
                                                 leaseExpired: true))
                         _exit(0)
                     }
                 }
-                events.send(WorkerEvent(type: .status, status: status(of: pipeline, state: nil, reason: nil)))
+                events.send(WorkerEvent(type: .status, status: status(of: pipeline, state: nil, reason: nil, uploads: uploads)))
                 // Woken by a change, the lease running out, or the heartbeat. A burst of changes
                 // (every input of a task going silent together) is sent as one status.
                 let untilExpiry = lease.didExpire ? nil : lease.secondsLeft
@@ -71,6 +82,10 @@ public enum WorkerMain {
             }
         }
         reporter.start()
+        // After the reporter starts: the checks before the mix take a store request or a few, and
+        // the server must hear from the worker meanwhile.
+        uploads?.prepare(task.outputs)
+        uploads?.start()
 
         var exitState = TaskState.stopped
         var reason: String?
@@ -80,12 +95,19 @@ public enum WorkerMain {
             exitState = .failed
             reason = "\(error)"
         }
+        // The recordings are finished: the rest goes up while the reporter still reports.
+        uploads?.finish(timeoutSeconds: uploadFinishSeconds)
         finished.value = true
         if lease.didExpire { reason = reason ?? expiredReason }
-        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason),
+        events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason, uploads: uploads),
                                 leaseExpired: lease.didExpire ? true : nil))
         return exitState == .failed ? 1 : 0
     }
+
+    /// How long a stopped task's worker may spend sending the last parts and playlists. Shorter
+    /// than the server's stop timeout; what misses it stays in the spool, and an open multipart
+    /// upload is completed from its parts by the task's next worker.
+    static let uploadFinishSeconds = 8.0
 
     /// How often the status goes out when nothing changes: the counters (frames, bytes, fps).
     static let heartbeatSeconds = 1.0
@@ -124,11 +146,17 @@ public enum WorkerMain {
         }
     }
 
-    private static func status(of pipeline: TaskRunner, state: TaskState?, reason: String?) -> WorkerStatus {
+    private static func status(of pipeline: TaskRunner, state: TaskState?, reason: String?,
+                               uploads: UploadCoordinator?) -> WorkerStatus {
         let status = pipeline.status
+        var outputs = status.outputs
+        if let uploads {
+            let byURL = uploads.statuses
+            for index in outputs.indices { outputs[index].uploads = byURL[outputs[index].url] }
+        }
         return WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
                             fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,
-                            inputs: status.inputs, outputs: status.outputs, encodes: status.encodes)
+                            inputs: status.inputs, outputs: outputs, encodes: status.encodes)
     }
 
     private static func failedStatus(_ reason: String) -> WorkerStatus {

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraObjectStorage
 
 /// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are
 /// always redacted (stream key and query hidden).
@@ -29,8 +30,8 @@ public struct TaskStatus: Codable, Sendable, Equatable {
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
     /// The encodes the task runs, each once however many outputs take it: `h264-high` (or the
-    /// task's profile) and `aac` for RTMP, SRT and files, `h264-baseline` or `vp8` and `opus`
-    /// for RTP outputs.
+    /// task's profile) and `aac` for RTMP, SRT, files and HLS, one more per rendition an output
+    /// takes (`h264-high-r2-640x360`), `h264-baseline` or `vp8` and `opus` for RTP outputs.
     public var encodes: [String]?
 
     public init(taskId: String, state: TaskState, reason: String? = nil, startedAt: String, uptimeSeconds: Double = 0,
@@ -128,6 +129,8 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     public var sdp: String?
     /// RTP outputs: packets sent, sender reports, and the receiver's reports and keyframe requests.
     public var rtp: RTPOutputStatus?
+    /// `s3://` outputs: each file (or HLS playlist) and how its upload goes, oldest first.
+    public var uploads: [ObjectUploadStatus]?
 
     public init(url: String, state: State, bytes: Int64 = 0, reconnects: Int64 = 0, lastError: String? = nil) {
         self.url = url; self.state = state; self.bytes = bytes; self.reconnects = reconnects; self.lastError = lastError
@@ -143,6 +146,8 @@ extension TaskStatus {
         var parts = [state.rawValue, reason ?? "", node ?? "", sequence.map(String.init) ?? "", String(workerRestarts ?? 0)]
         parts += inputs.map { "i:\($0.id)=\($0.state.rawValue)" }
         parts += outputs.map { "o:\($0.url)=\($0.state.rawValue):\(($0.files ?? []).joined(separator: ","))" }
+        // An upload's state, not its byte counts: `uploaded` must reach the store at once.
+        parts += outputs.flatMap { output in (output.uploads ?? []).map { "u:\($0.file)=\($0.state.rawValue)" } }
         return parts.joined(separator: "\u{1F}")
     }
 }

@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraObjectStorage
 
 /// A command from `tessera serve` to a task's worker process (one JSON object per line on the
 /// worker's standard input). Each case carries exactly what it needs, so a command that lacks
@@ -30,10 +31,14 @@ public struct WorkerStart: Codable, Sendable, Equatable {
     public var leaseSeconds: Double?
     /// `--rtp-bind-address` as the server resolved it (nil: none; see `RTPBindAddress`).
     public var rtpBindAddress: String?
+    /// The node's object store, for `s3://` outputs (credentials included: this pipe is the only
+    /// place they travel; never in a plan or a status).
+    public var storage: StorageSettings?
 
-    public init(plan: ResolvedTask, outputGiveUpSeconds: Double, leaseSeconds: Double?, rtpBindAddress: String?) {
+    public init(plan: ResolvedTask, outputGiveUpSeconds: Double, leaseSeconds: Double?, rtpBindAddress: String?,
+                storage: StorageSettings? = nil) {
         self.plan = plan; self.outputGiveUpSeconds = outputGiveUpSeconds
-        self.leaseSeconds = leaseSeconds; self.rtpBindAddress = rtpBindAddress
+        self.leaseSeconds = leaseSeconds; self.rtpBindAddress = rtpBindAddress; self.storage = storage
     }
 }
 

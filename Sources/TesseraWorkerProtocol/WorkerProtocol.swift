@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraObjectStorage
 
 /// The messages between `tessera serve` and a task's worker process: one JSON object per line,
 /// commands (`WorkerCommand`) on the worker's standard input, events on its standard output.

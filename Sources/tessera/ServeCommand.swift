@@ -55,6 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: help(.advertiseUrl, "url")) var advertiseUrl: String?
     @Option(help: help(.nodeTimeoutSeconds, "seconds")) var nodeTimeoutSeconds: String?
     @Option(help: help(.console, "bool")) var console: String?
+    @Option(help: help(.storageEndpoint, "url")) var storageEndpoint: String?
+    @Option(help: help(.storageRegion, "region")) var storageRegion: String?
+    @Option(help: help(.storageSpoolBytes, "bytes")) var storageSpoolBytes: String?
 
     private static func help(_ setting: ServeSetting, _ valueName: String) -> ArgumentHelp {
         ArgumentHelp(setting.help, valueName: valueName)
@@ -71,6 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
             .webhookSecret: webhookSecret, .webhookSecretFile: webhookSecretFile, .denyHosts: denyHosts,
             .shutdownSeconds: shutdownSeconds, .logLevel: logLevel, .stateDir: stateDir, .store: store,
             .nodeId: nodeId, .advertiseUrl: advertiseUrl, .nodeTimeoutSeconds: nodeTimeoutSeconds, .console: console,
+            .storageEndpoint: storageEndpoint, .storageRegion: storageRegion, .storageSpoolBytes: storageSpoolBytes,
         ]
         return all.compactMapValues { $0 }
     }

@@ -133,6 +133,9 @@ import TesseraCore
         ("encoder.video.bitrateKbps", "10", "encoder.video.bitrateKbps"),
         ("encoder.video.gopSeconds", "0", "encoder.video.gopSeconds"),
         ("encoder.video.gopSeconds", "21", "encoder.video.gopSeconds"),
+        // Found by the API fuzz: the renditions' keyframe check once took Int() of these and trapped.
+        ("encoder.video.gopSeconds", "4.5e251", "encoder.video.gopSeconds"),
+        ("encoder.video.fps", "9007199254740993", "encoder.video.fps"),
         ("encoder.video.codec", #""vp9""#, "encoder.video.codec"),
         ("encoder.video.preset", #""turbo""#, "encoder.video.preset"),
         ("encoder.audio", #"{"sampleRate": 44000}"#, "encoder.audio.sampleRate"),

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import TesseraCore
 import TesseraMedia
+import TesseraObjectStorage
 import TesseraServer
 import TesseraService
 import TesseraWorkerProtocol
@@ -100,7 +101,7 @@ import Yams
         #expect(check.problems.isEmpty, "\(check.problems)")
         let unused = ["TaskDocument", "Input", "RTPInput", "RTPAllocation", "RTPVideoMedium", "RTPAudioMedium",
                       "Encoder", "VideoEncoder", "AudioEncoder", "Layout", "Region",
-                      "AudioMix", "Output", "RTPOutput", "HLSOutput", "SEI"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
+                      "AudioMix", "Output", "RTPOutput", "HLSOutput", "SEI", "Rendition"].reduce(into: Set<String>()) { $0.formUnion(check.declaredProperties(of: $1)) }
             .subtracting(check.used)
         #expect(unused.isEmpty, "declared in openapi.yaml but not in TaskDocument: \(unused.sorted())")
     }
@@ -159,6 +160,7 @@ enum Samples {
         input.rtcp = rtcp
         var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
         output.files = ["room.mp4"]
+        output.uploads = [Self.upload]
         var room = OutputStatus(url: "rtp://127.0.0.1:5004", state: .live, bytes: 100)
         room.sdp = "v=0"
         let sent = RTPSentStreamStatus(ssrc: 1, packets: 10, bytes: 1000, senderReports: 2, receiverReports: 1, pli: 1, fir: 1,
@@ -180,16 +182,23 @@ enum Samples {
          .input(InputChange(id: "cam", state: .live, previousState: .waiting, lastError: "e")),
          .inputRTP(InputChange(id: "cam", state: .live, previousState: nil, rtp: RTPStatus(videoPort: 1, audioPort: 2, sdp: "v=0"))),
          .inputDrawSize(InputChange(id: "cam", state: .live, previousState: nil, drawSize: PixelSize(width: 320, height: 180))),
-         .output(OutputChange(url: "rtmp://cdn/live/****", state: .live, previousState: .connecting, lastError: "e"))]
+         .output(OutputChange(url: "rtmp://cdn/live/****", state: .live, previousState: .connecting, lastError: "e")),
+         .outputUploaded(OutputChange(url: "s3://rec/room.mp4", state: .live, previousState: .live, upload: Self.upload))]
     }
+
+    static let upload = ObjectUploadStatus(file: "s3://rec/room.mp4", state: .uploaded, bytes: 10, waitingBytes: 0, parts: 1,
+                                           reason: "r", recovered: true)
 
     static var taskDocuments: [TaskDocument] {
         var video = VideoEncoderSpec(width: 1280, height: 720, fps: 30, bitrateKbps: 2500, gopSeconds: 2, codec: "h264", preset: "veryfast",
                                      latency: "low", threads: 2)
         video.profile = "baseline"
+        video.renditions = [RenditionSpec(width: 640, height: 360, bitrateKbps: 700, fps: 15)]
         var hlsOutput = OutputSpec(url: "show/room.m3u8")
         hlsOutput.paused = false
         hlsOutput.hls = HLSSpec(segmentSeconds: 2, playlist: "live", windowSegments: 6, segmentFormat: "fmp4")
+        var lowRendition = OutputSpec(url: "rtmp://cdn/live/low")
+        lowRendition.rendition = 1
         var room = RTPOutputSpec()
         room.audioPort = 5006
         room.videoRtcpPort = 5005
@@ -230,7 +239,7 @@ enum Samples {
                                fill: "present", audioOnlySlots: true, main: "sfu"),
             audio: AudioSpec(inputs: ["cam"], volumes: ["cam": 100]),
             outputs: [OutputSpec(url: "out.mp4"), OutputSpec(url: "rtp://127.0.0.1:5004", rtp: room),
-                      hlsOutput])
+                      hlsOutput, lowRendition])
         full.sei = SEISpec(volume: VolumeSEISpec(intervalMs: 1000, uuid: "0d6e1a9f3c2b4d8e8f7a6b5c4d3e2f10"), appData: "room")
         return [full, TaskDocument(inputs: [InputSpec(id: "a", url: "a.mp4")], outputs: [OutputSpec(url: "o.mp4")])]
     }

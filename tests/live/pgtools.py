@@ -48,6 +48,9 @@ class PostgresServer:
         r = self._run([str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", self.user,
                        "--no-sync", "-E", "UTF8"])
         assert r.returncode == 0, f"initdb failed: {r.stderr}"
+        self._launch()
+
+    def _launch(self) -> None:
         log = open(self.root / "postgres.log", "ab")
         self.proc = subprocess.Popen(
             self.as_user + [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port), "-k", str(self.root),
@@ -75,6 +78,14 @@ class PostgresServer:
         name = f"t{os.getpid()}_{self._count}"
         self.sql(f"CREATE DATABASE {name}")
         return f"postgres://{self.user}@127.0.0.1:{self.port}/{name}"
+
+    def restart(self, down_seconds: float) -> None:
+        """Stops the server as an upgrade or a failover does (fast shutdown: every connection
+        closed), keeps it down `down_seconds`, and starts it again on the same port and data."""
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(30)
+        time.sleep(down_seconds)
+        self._launch()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

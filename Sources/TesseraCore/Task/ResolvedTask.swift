@@ -77,22 +77,28 @@ public struct VideoSettings: Codable, Sendable, Equatable {
     public var threads: Int?
     /// The H.264 profile of the task's main encode (RTMP, SRT, files).
     public var profile: H264Profile
+    /// Smaller encodes of the composite beside the main size: an output's `rendition` N takes
+    /// `renditions[N-1]` (see `ladder`).
+    public var renditions: [Rendition]
 
     public init(width: Int, height: Int, fps: Int, bitrateKbps: Int, gopFrames: Int, codec: String, preset: String,
-                latency: EncoderLatency = .normal, threads: Int? = nil, profile: H264Profile = .high) {
+                latency: EncoderLatency = .normal, threads: Int? = nil, profile: H264Profile = .high,
+                renditions: [Rendition] = []) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
         self.gopFrames = gopFrames; self.codec = codec; self.preset = preset; self.latency = latency
-        self.threads = threads; self.profile = profile
+        self.threads = threads; self.profile = profile; self.renditions = renditions
     }
 
-    private enum CodingKeys: String, CodingKey { case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency, threads, profile }
+    private enum CodingKeys: String, CodingKey {
+        case width, height, fps, bitrateKbps, gopFrames, codec, preset, latency, threads, profile, renditions
+    }
 
     /// A live task's encoder thread count on a machine of `cores` cores.
     public func encoderThreads(cores: Int) -> Int {
         threads ?? EncoderThreads.automatic(width: width, height: height, fps: fps, preset: preset, cores: cores)
     }
 
-    /// Plans stored before `latency`, `threads` or `profile` existed (a task resumed after an
+    /// Plans stored before `latency`, `threads`, `profile` or `renditions` existed (a task resumed after an
     /// upgrade) read as `normal`, with automatic threads, in the high profile.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -102,7 +108,8 @@ public struct VideoSettings: Codable, Sendable, Equatable {
                   preset: try container.decode(String.self, forKey: .preset),
                   latency: try container.decodeIfPresent(EncoderLatency.self, forKey: .latency) ?? .normal,
                   threads: try container.decodeIfPresent(Int.self, forKey: .threads),
-                  profile: try container.decodeIfPresent(H264Profile.self, forKey: .profile) ?? .high)
+                  profile: try container.decodeIfPresent(H264Profile.self, forKey: .profile) ?? .high,
+                  renditions: try container.decodeIfPresent([Rendition].self, forKey: .renditions) ?? [])
     }
 }
 
@@ -156,20 +163,32 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
     /// A recording (file or HLS) on hold: it receives nothing, and on resume its timestamps go on
     /// from where they stopped, so the paused span is simply absent.
     public var paused: Bool
+    /// The encode an RTMP, SRT or file output takes: 0 the main size, N `VideoSettings.renditions[N-1]`.
+    /// (An HLS output takes every one when the task has renditions.)
+    public var rendition: Int
+    /// `s3://BUCKET/KEY`: the file or HLS output is written to a spool under the output directory
+    /// and uploaded to this object (`kind` says what is written where).
+    public var upload: ObjectLocation?
 
-    public init(url: String, kind: Kind, paused: Bool = false) { self.url = url; self.kind = kind; self.paused = paused }
+    public init(url: String, kind: Kind, paused: Bool = false, rendition: Int = 0, upload: ObjectLocation? = nil) {
+        self.url = url; self.kind = kind; self.paused = paused; self.rendition = rendition; self.upload = upload
+    }
 
     /// The same destination, whatever its pause: an update that only pauses or resumes an output
-    /// keeps it open.
-    public func isSameDestination(as other: ResolvedOutput) -> Bool { url == other.url && kind == other.kind }
+    /// keeps it open. Another rendition is another stream, so the output is opened anew.
+    public func isSameDestination(as other: ResolvedOutput) -> Bool {
+        url == other.url && kind == other.kind && rendition == other.rendition
+    }
 
-    private enum CodingKeys: String, CodingKey { case url, kind, paused }
+    private enum CodingKeys: String, CodingKey { case url, kind, paused, rendition, upload }
 
-    /// Plans stored before `paused` existed read as not paused.
+    /// Plans stored before `paused` or `rendition` existed read as not paused, at the main size.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(url: try container.decode(String.self, forKey: .url), kind: try container.decode(Kind.self, forKey: .kind),
-                  paused: try container.decodeIfPresent(Bool.self, forKey: .paused) ?? false)
+                  paused: try container.decodeIfPresent(Bool.self, forKey: .paused) ?? false,
+                  rendition: try container.decodeIfPresent(Int.self, forKey: .rendition) ?? 0,
+                  upload: try container.decodeIfPresent(ObjectLocation.self, forKey: .upload))
     }
 }
 

@@ -69,6 +69,9 @@ public struct VideoEncoderSpec: Codable, Sendable, Equatable {
     /// H.264 profile: `high` [default], `main` or `baseline` (constrained baseline, which an RTP
     /// output sends, so one x264 encode feeds RTMP and the room alike).
     public var profile: String?
+    /// Smaller encodes of the same composite beside the main size (an ABR ladder): each one is
+    /// scaled from the composite and encoded once (see `Rendition`).
+    public var renditions: [RenditionSpec]?
     public init(width: Int, height: Int, fps: Int? = nil, bitrateKbps: Int? = nil, gopSeconds: Double? = nil,
                 codec: String? = nil, preset: String? = nil, latency: String? = nil, threads: Int? = nil) {
         self.width = width; self.height = height; self.fps = fps; self.bitrateKbps = bitrateKbps
@@ -177,7 +180,22 @@ public struct OutputSpec: Codable, Sendable, Equatable {
     public var hls: HLSSpec?
     /// Recordings (files, HLS) only: hold the output without closing it (`PATCH` to pause / resume).
     public var paused: Bool?
+    /// RTMP, SRT and file outputs: which encode they take, 0 the main size [0], N
+    /// `encoder.video.renditions[N-1]`.
+    public var rendition: Int?
     public init(url: String, rtp: RTPOutputSpec? = nil) { self.url = url; self.rtp = rtp }
+}
+
+/// `encoder.video.renditions[]`: one rung of the ladder, unset fields as the validator says.
+public struct RenditionSpec: Codable, Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var bitrateKbps: Int
+    /// nil: the task's fps; lower rates keep every `fps / this`-th frame.
+    public var fps: Int?
+    public init(width: Int, height: Int, bitrateKbps: Int, fps: Int? = nil) {
+        self.width = width; self.height = height; self.bitrateKbps = bitrateKbps; self.fps = fps
+    }
 }
 
 /// `outputs[].hls`.

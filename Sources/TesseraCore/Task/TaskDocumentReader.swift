@@ -99,6 +99,9 @@ public enum TaskDocumentReader {
             settings.latency = video.string("latency", issues: &issues)
             settings.threads = video.int("threads", issues: &issues)
             settings.profile = video.string("profile", issues: &issues)
+            if let elements = video.array("renditions", issues: &issues) {
+                settings.renditions = elements.map { readRendition($0.value, path: $0.path, issues: &issues) }
+            }
             video.reportUnknownFields(issues: &issues)
             spec.video = settings
         }
@@ -113,12 +116,26 @@ public enum TaskDocumentReader {
         return spec
     }
 
+    /// Reads one `encoder.video.renditions[]` entry at `path`.
+    private static func readRendition(_ value: JSONValue, path: String, issues: inout IssueList) -> RenditionSpec {
+        guard var object = JSONObjectReader(value, path: path, issues: &issues) else {
+            return RenditionSpec(width: 0, height: 0, bitrateKbps: 0)
+        }
+        let rendition = RenditionSpec(width: object.int("width", required: true, issues: &issues) ?? 0,
+                                      height: object.int("height", required: true, issues: &issues) ?? 0,
+                                      bitrateKbps: object.int("bitrateKbps", required: true, issues: &issues) ?? 0,
+                                      fps: object.int("fps", issues: &issues))
+        object.reportUnknownFields(issues: &issues)
+        return rendition
+    }
+
     /// Reads one `outputs[]` entry at `path`.
     static func readOutput(_ value: JSONValue, path: String, issues: inout IssueList) -> OutputSpec {
         guard var object = JSONObjectReader(value, path: path, issues: &issues) else { return OutputSpec(url: "") }
         var output = OutputSpec(url: object.string("url", required: true, issues: &issues) ?? "")
         if let rtp = object.object("rtp", issues: &issues) { output.rtp = readRTPOutput(rtp, issues: &issues) }
         output.paused = object.bool("paused", issues: &issues)
+        output.rendition = object.int("rendition", issues: &issues)
         if var hls = object.object("hls", issues: &issues) {
             output.hls = HLSSpec(segmentSeconds: hls.double("segmentSeconds", issues: &issues),
                                  playlist: hls.string("playlist", issues: &issues),

@@ -28,11 +28,18 @@ extension ValidationContext {
         }
         if let threads = spec.threads { _ = checkRange(threads, at: path + ".threads", 1...16) }
         let profile = resolveEnum(spec.profile, at: path + ".profile", default: H264Profile.high)
-        guard issues.count == before, let latency, let profile else { return nil }
-        let gopFrames = max(1, Int((gopSeconds * Double(fps)).rounded()))
+        // The renditions are checked against the keyframe interval even when gopSeconds or fps
+        // had issues of their own: work it out from values in range, never from a caller's 1e300
+        // (Int() of that traps, and this runs in the server).
+        let checkedFps = (1...60).contains(fps) ? fps : 30
+        let checkedGopSeconds = gopSeconds > 0 && gopSeconds <= 20 ? gopSeconds : 2
+        let gopFrames = max(1, Int((checkedGopSeconds * Double(checkedFps)).rounded()))
+        let renditions = resolveRenditions(spec.renditions, at: path + ".renditions", width: spec.width, height: spec.height,
+                                           fps: checkedFps, gopFrames: gopFrames)
+        guard issues.count == before, let latency, let profile, let renditions else { return nil }
         return VideoSettings(width: spec.width, height: spec.height, fps: fps, bitrateKbps: bitrate,
                              gopFrames: gopFrames, codec: codec, preset: preset, latency: latency, threads: spec.threads,
-                             profile: profile)
+                             profile: profile, renditions: renditions)
     }
 
     mutating func resolveAudioSettings(_ spec: AudioEncoderSpec, at path: String) -> AudioSettings? {

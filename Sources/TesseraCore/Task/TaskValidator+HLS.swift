@@ -13,7 +13,10 @@ extension ValidationContext {
     static let hlsSegmentSeconds: ClosedRange<Double> = 1...10
     static let hlsWindowSegments: ClosedRange<Int> = 2...100
 
-    mutating func resolveHLSOutput(_ spec: OutputSpec, at index: Int, context: OutputContext) -> HLSSettings? {
+    /// `spoolPlaylist`: an `s3://` playlist's spool file, written there and uploaded (the URL is
+    /// then not a location of its own).
+    mutating func resolveHLSOutput(_ spec: OutputSpec, at index: Int, context: OutputContext,
+                                   spoolPlaylist: String? = nil) -> HLSSettings? {
         let base = FieldPath.element("outputs", index)
         let urlPath = base + ".url"
         let path = base + ".hls"
@@ -42,30 +45,36 @@ extension ValidationContext {
         if context.mode == .relay {
             issues.add(urlPath, "an HLS output is cut on the task's own keyframes, so it needs mode mix")
         }
-        let location: String
-        let overHTTP: Bool
-        switch TaskPathResolver.classify(spec.url) {
+        guard let place = spoolPlaylist.map({ ($0, false) }) ?? playlistLocation(spec.url, at: urlPath) else {
+            return nil
+        }
+        let (location, overHTTP) = place
+        guard issues.count == before, let playlistType, let format else { return nil }
+        return HLSSettings(playlist: location, overHTTP: overHTTP, segmentSeconds: seconds, playlistType: playlistType,
+                           windowSegments: window, segmentFormat: format)
+    }
+
+    /// Where a playlist URL leads: a file under the output directory, or an `http(s)` origin.
+    private mutating func playlistLocation(_ url: String, at urlPath: String) -> (String, Bool)? {
+        switch TaskPathResolver.classify(url) {
         case .failure(let error):
             issues.add(urlPath, error.message)
             return nil
         case .success(.network(let scheme)) where scheme == "http" || scheme == "https":
-            guard allowedHost(of: spec.url, at: urlPath) != nil else { return nil }
-            (location, overHTTP) = (spec.url, true)
+            guard allowedHost(of: url, at: urlPath) != nil else { return nil }
+            return (url, true)
         case .success(.network(let scheme)), .success(.refused(let scheme)):
             issues.add(urlPath, "an HLS playlist is a file path or an http(s) URL (segments sent with PUT), not \(scheme):")
             return nil
         case .success(.file(let given)):
             switch TaskPathResolver.resolve(given, root: options.outputDirectory, confine: options.confinePaths) {
             case .failure(let error):
-                issues.add(urlPath, "\(error.message): \(spec.url)")
+                issues.add(urlPath, "\(error.message): \(url)")
                 return nil
             case .success(let file):
-                (location, overHTTP) = (file, false)
+                return (file, false)
             }
         }
-        guard issues.count == before, let playlistType, let format else { return nil }
-        return HLSSettings(playlist: location, overHTTP: overHTTP, segmentSeconds: seconds, playlistType: playlistType,
-                           windowSegments: window, segmentFormat: format)
     }
 
     private static func seconds(_ value: Double) -> String {

@@ -35,12 +35,19 @@ extension ValidationContext {
             seenURLs[spec.url] = index
             if TaskPathResolver.scheme(of: spec.url) == "rtp" {
                 if let settings = resolveRTPOutput(spec, at: index, context: context) {
-                    outputs.append(resolvePause(spec, kind: .rtp(settings), at: index, mode: mode))
+                    outputs.append(resolvedOutput(spec, kind: .rtp(settings), at: index, mode: mode, context: context))
                 }
                 continue
             }
             if spec.rtp != nil {
                 issues.add(FieldPath.element("outputs", index) + ".rtp", "only rtp://HOST:PORT outputs take rtp settings")
+            }
+            if TaskPathResolver.scheme(of: spec.url) == "s3" {
+                if let output = resolveObjectStorageOutput(spec, at: index, context: context) {
+                    outputs.append(resolvedOutput(spec, kind: output.kind, at: index, mode: mode, context: context)
+                        .uploading(to: output.upload))
+                }
+                continue
             }
             if HLSOutputs.isPlaylist(spec.url) {
                 if let settings = resolveHLSOutput(spec, at: index, context: context) {
@@ -49,7 +56,7 @@ extension ValidationContext {
                         continue
                     }
                     seenFiles[settings.playlist] = index
-                    outputs.append(resolvePause(spec, kind: .hls(settings), at: index, mode: mode))
+                    outputs.append(resolvedOutput(spec, kind: .hls(settings), at: index, mode: mode, context: context))
                 }
                 continue
             }
@@ -68,20 +75,22 @@ extension ValidationContext {
                     continue
                 }
             }
-            outputs.append(resolvePause(spec, kind: kind, at: index, mode: mode))
+            outputs.append(resolvedOutput(spec, kind: kind, at: index, mode: mode, context: context))
         }
         return issues.count == before ? outputs : nil
     }
 
-    /// `paused`: recordings only (a file or HLS), and only live, where a `PATCH` can resume them,
-    /// in a mix (a relay copies its input's packets as they come and has no keyframe to ask for).
-    private mutating func resolvePause(_ spec: OutputSpec, kind: ResolvedOutput.Kind, at index: Int,
-                                       mode: TaskMode?) -> ResolvedOutput {
-        guard let paused = spec.paused else { return ResolvedOutput(url: spec.url, kind: kind) }
+    /// The output with its `rendition` and `paused`. `paused`: recordings only (a file or HLS),
+    /// and only live, where a `PATCH` can resume them, in a mix (a relay copies its input's
+    /// packets as they come and has no keyframe to ask for).
+    private mutating func resolvedOutput(_ spec: OutputSpec, kind: ResolvedOutput.Kind, at index: Int,
+                                       mode: TaskMode?, context: OutputContext) -> ResolvedOutput {
+        let rendition = resolveRendition(spec, kind: kind, at: index, context: context)
+        guard let paused = spec.paused else { return ResolvedOutput(url: spec.url, kind: kind, rendition: rendition) }
         let path = FieldPath.element("outputs", index) + ".paused"
         if mode == .relay {
             issues.add(path, "a relay cannot pause an output; use mode mix")
-            return ResolvedOutput(url: spec.url, kind: kind, paused: paused)
+            return ResolvedOutput(url: spec.url, kind: kind, paused: paused, rendition: rendition)
         }
         switch kind {
         case .file(_, .y4m):
@@ -91,7 +100,7 @@ extension ValidationContext {
         case .rtmp, .srt, .rtp:
             issues.add(path, "only recordings (files, HLS) can be paused; remove a stream output instead")
         }
-        return ResolvedOutput(url: spec.url, kind: kind, paused: paused)
+        return ResolvedOutput(url: spec.url, kind: kind, paused: paused, rendition: rendition)
     }
 
     private mutating func resolveOutputKind(_ url: String, at path: String, hasVideo: Bool,

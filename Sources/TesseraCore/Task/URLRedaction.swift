@@ -2,11 +2,12 @@
 /// credentials hidden.
 public enum URLRedaction {
     /// `rtmp://user:pw@cdn/live/room42?key=abc` → `rtmp://cdn/live/***`. The last path segment
-    /// is taken as the stream key when the path has two or more; file paths are returned as given.
+    /// is taken as the stream key when the path has two or more; file paths and `s3://` objects
+    /// (the node holds the store's credentials, the URL none) are returned as given.
     public static func redact(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
         let scheme = url[..<schemeEnd.lowerBound]
-        guard scheme.lowercased() != "file" else { return url }
+        guard !["file", "s3"].contains(scheme.lowercased()) else { return url }
         var rest = Substring(url[schemeEnd.upperBound...])
         let hadQuery = rest.contains("?") || rest.contains("#")
         if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }

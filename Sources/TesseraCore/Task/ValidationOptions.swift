@@ -30,6 +30,12 @@ public struct ValidationOptions: Sendable {
     /// Why a local file may not be opened as media, or nil (a playlist that would reach other
     /// files, say). Injected so tests need no real media.
     public var inspectFile: @Sendable (String) -> String?
+    /// Whether the node has an object store configured (`--storage-endpoint` or AWS credentials):
+    /// without one an `s3://` output is refused, naming its `url`.
+    public var objectStorage: Bool = false
+
+    /// Where `s3://` outputs are written before they are uploaded: a folder per bucket under it.
+    public var spoolDirectory: String { (outputDirectory.hasSuffix("/") ? outputDirectory : outputDirectory + "/") + ".tessera-spool/" }
 
     public init(
         mediaRoot: String = FileManager.default.currentDirectoryPath,

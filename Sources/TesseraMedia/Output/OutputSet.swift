@@ -16,6 +16,8 @@ public final class OutputSet {
         case publisher(Publisher)
         /// Into the room: RTP sent as it is encoded.
         case rtp(RTPPublisher)
+        /// HLS of a task with renditions: a variant per rendition under one master playlist.
+        case ladder(HLSLadder)
     }
 
     /// The main encodes' streams as every container declares them (video first, when there is
@@ -38,13 +40,21 @@ public final class OutputSet {
     /// RTMP (FLV) among them. RTP puts H.264's parameter sets back in front of each keyframe.
     private let globalHeader: Bool
     private let seiWriter = SEIPacketWriter()
-    private let keyframes = KeyframeRequests()
+    private let keyframes: KeyframeRequests
+    /// Composite frames between frames every rendition encodes (`VideoSettings.ladderFrameStep`).
+    private let ladderFrameStep: Int64
+    /// Renditions' scalers from the composite, by rendition number (1…).
+    private var scalers: [Int: CompositeScaler] = [:]
+    /// Ladder encodes that have taken their first frame. Each takes it on a frame every rendition
+    /// encodes, beside a keyframe forced on the others, so all share their GOP boundaries.
+    private var startedLadder = Set<VideoEncodeFormat>()
 
     private var videoEncoders: [VideoEncodeFormat: Encoder] = [:] { didSet { nameEncodes() } }
     private var audioEncoders: [AudioEncodeFormat: AudioEncode] = [:] { didSet { nameEncodes() } }
     /// `videoEncoders` and `audioEncoders` by name, for the status thread.
     private var encodeNames: [String] = []
-    private var main: MainStreams?
+    /// Per rendition (0 the main size), the streams RTMP, SRT, file and HLS outputs declare.
+    private var mainStreamsByRendition: [Int: MainStreams] = [:]
     /// Changed only on the pipeline's thread, always under `destinationsLock`, so that
     /// `outputStates` may read it from the status thread.
     private var destinations: [(output: ResolvedOutput, destination: Destination)] = []
@@ -55,6 +65,8 @@ public final class OutputSet {
     private let retirement: Retirement
     /// Told when a live output changes state.
     private let stateChanged: ChangeSignal?
+    /// Held while the upload spool is full (`s3://` outputs).
+    private let hold: OutputHold?
     /// Samples per chunk of the mix: AAC's frame when the task starts with an AAC output, else
     /// Opus's 20 ms (a voice room sending only into the room mixes in 20 ms steps).
     public let audioFrameSize: Int
@@ -65,8 +77,9 @@ public final class OutputSet {
     /// it had opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
                 interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60,
-                retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil) throws {
+                retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) throws {
         self.interrupt = interrupt
+        self.hold = hold
         self.stateChanged = stateChanged
         self.retirement = retirement
         self.live = live
@@ -74,7 +87,16 @@ public final class OutputSet {
         self.videoSettings = videoSettings
         self.audioSettings = audioSettings
         let formats = outputs.compactMap(Self.formatName)
-        globalHeader = live || formats.contains(where: Muxer.needsGlobalHeader(formatName:))
+        // With renditions, an HLS master playlist's CODECS is read from each encoder's SPS.
+        let hasLadder = !(videoSettings?.renditions.isEmpty ?? true)
+            && outputs.contains { if case .hls = $0.kind { true } else { false } }
+        globalHeader = live || hasLadder || formats.contains(where: Muxer.needsGlobalHeader(formatName:))
+        ladderFrameStep = Int64(videoSettings?.ladderFrameStep ?? 1)
+        var ladder = Set<VideoEncodeFormat>()
+        if let videoSettings, !videoSettings.renditions.isEmpty {
+            ladder = Set([.h264(videoSettings.profile)] + videoSettings.renditions.indices.map { .rendition($0 + 1) })
+        }
+        keyframes = KeyframeRequests(ladder: ladder)
         let onlyRTP = !outputs.isEmpty && outputs.allSatisfy { if case .rtp = $0.kind { true } else { false } }
         audioFrameSize = onlyRTP ? audioSettings.sampleRate / 50 : 1024
         do {
@@ -98,6 +120,11 @@ public final class OutputSet {
             encoder = try Encoder.video(videoSettings, globalHeader: globalHeader, realtime: live, profile: profile)
         case .vp8:
             encoder = try Encoder.vp8(videoSettings)
+        case .rendition(let index):
+            let settings = videoSettings.encoderSettings(forRendition: index)
+            scalers[index] = try CompositeScaler(from: PixelSize(width: videoSettings.width, height: videoSettings.height),
+                                                 to: PixelSize(width: settings.width, height: settings.height))
+            encoder = try Encoder.video(settings, globalHeader: globalHeader, realtime: live)
         }
         videoEncoders[format] = encoder
         return encoder
@@ -111,15 +138,26 @@ public final class OutputSet {
         return stage
     }
 
-    /// The main encodes, opened by the first output that takes them.
-    private func mainStreams() throws -> MainStreams {
-        if let main { return main }
-        let video = try mainVideoFormat.map { try videoEncoder($0) }
+    /// The encode rendition `index` is made by: the main H.264 for 0.
+    private func videoFormat(forRendition index: Int) -> VideoEncodeFormat? {
+        index == 0 ? mainVideoFormat : .rendition(index)
+    }
+
+    /// The rendition an encode is (0 the main H.264); nil for RTP's own encodes.
+    private func renditionNumber(of format: VideoEncodeFormat) -> Int? {
+        if case .rendition(let index) = format { return index }
+        return format == mainVideoFormat ? 0 : nil
+    }
+
+    /// Rendition `index`'s H.264 and the AAC, opened by the first output that takes them.
+    private func mainStreams(rendition index: Int = 0) throws -> MainStreams {
+        if let made = mainStreamsByRendition[index] { return made }
+        let video = try videoFormat(forRendition: index).map { try videoEncoder($0) }
         let audio = try audioEncoder(.aac).encoder
         let offset = Int64(audio.context.pointee.initial_padding) * 1_000_000 / Int64(audioSettings.sampleRate)
         let made = MainStreams(streams: try [video, audio].compactMap { $0 }.map(StreamDescription.init(encoder:)),
                                startOffsetMicroseconds: offset)
-        main = made
+        mainStreamsByRendition[index] = made
         return made
     }
 
@@ -127,10 +165,15 @@ public final class OutputSet {
     private func closeUnusedEncoders() {
         var video = Set<VideoEncodeFormat>()
         var audio = Set<AudioEncodeFormat>()
-        for (_, destination) in destinations {
+        for (output, destination) in destinations {
             switch destination {
             case .muxer, .publisher:
-                if let mainVideoFormat { video.insert(mainVideoFormat) }
+                if let format = videoFormat(forRendition: output.rendition) { video.insert(format) }
+                audio.insert(.aac)
+            case .ladder:
+                for index in (videoSettings?.ladder ?? []).indices {
+                    if let format = videoFormat(forRendition: index) { video.insert(format) }
+                }
                 audio.insert(.aac)
             case .rtp(let publisher):
                 if let format = publisher.videoFormat { video.insert(format) }
@@ -140,10 +183,15 @@ public final class OutputSet {
         }
         videoEncoders = videoEncoders.filter { video.contains($0.key) }
         audioEncoders = audioEncoders.filter { audio.contains($0.key) }
-        if !audio.contains(.aac) { main = nil }
+        startedLadder = startedLadder.intersection(video)
+        scalers = scalers.filter { video.contains(.rendition($0.key)) }
+        mainStreamsByRendition = mainStreamsByRendition.filter { entry in
+            audio.contains(.aac) && videoFormat(forRendition: entry.key).map(video.contains) ?? true
+        }
     }
 
-    /// The encodes running now, by name (`h264-high`, `h264-baseline`, `vp8`, `aac`, `opus`).
+    /// The encodes running now, by name (`h264-high`, `h264-baseline`, `vp8`, `aac`, `opus`;
+    /// rendition N as `h264-high-rN-640x360`).
     public var encodes: [String] { destinationsLock.withLock { encodeNames } }
 
     private func nameEncodes() {
@@ -151,6 +199,9 @@ public final class OutputSet {
             switch format {
             case .h264(let profile): return "h264-\(profile.rawValue)"
             case .vp8: return "vp8"
+            case .rendition(let index):
+                let rendition = videoSettings?.ladder[index]
+                return "h264-\(videoSettings?.profile.rawValue ?? "high")-r\(index)-\(rendition?.width ?? 0)x\(rendition?.height ?? 0)"
             }
         }
         let audio = audioEncoders.keys.map { $0 == .aac ? "aac" : "opus" }
@@ -169,13 +220,18 @@ public final class OutputSet {
                 if let format = publisher.videoFormat { keyframes.request(format) }
                 return
             }
+            if case .hls(let hls) = output.kind, let videoSettings, !videoSettings.renditions.isEmpty {
+                try openLadder(output, settings: hls, video: videoSettings, joinsMidStream: joinsMidStream)
+                return
+            }
             if live, !Self.isRaw(output) {
-                let main = try mainStreams()
+                let main = try mainStreams(rendition: output.rendition)
                 let publisher = Publisher(output: output, streams: main.streams, startOffsetMicroseconds: main.startOffsetMicroseconds,
-                                          giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged)
+                                          giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged,
+                                          hold: hold)
                 publisher.start()
                 destinationsLock.withLock { destinations.append((output, .publisher(publisher))) }
-                if let mainVideoFormat { keyframes.request(mainVideoFormat) }
+                if let format = videoFormat(forRendition: output.rendition) { keyframes.request(format) }
                 return
             }
             if case .file(let path, .y4m) = output.kind {
@@ -186,13 +242,33 @@ public final class OutputSet {
                 destinationsLock.withLock { destinations.append((output, .raw(writer))) }
                 return
             }
-            let main = try mainStreams()
+            let main = try mainStreams(rendition: output.rendition)
             let muxer = try OutputTarget(output, hasVideo: videoSettings != nil)
                 .open(streams: main.streams, startOffsetMicroseconds: main.startOffsetMicroseconds, interrupt: interrupt)
             destinationsLock.withLock { destinations.append((output, .muxer(muxer))) }
         } catch {
-            throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
+            throw Self.failure(of: output, error)
         }
+    }
+
+    /// An HLS output of a task with renditions: every rendition's encode (opened now if no output
+    /// took it yet), a variant each, and the master playlist naming their codecs.
+    private func openLadder(_ output: ResolvedOutput, settings: HLSSettings, video: VideoSettings, joinsMidStream: Bool) throws {
+        let streams = try video.ladder.indices.map { try mainStreams(rendition: $0) }
+        let codecs = video.ladder.indices.map { index -> String? in
+            guard let format = videoFormat(forRendition: index), let encoder = videoEncoders[format],
+                  let extradata = encoder.context.pointee.extradata else { return nil }
+            let bytes = UnsafeRawBufferPointer(start: extradata, count: Int(encoder.context.pointee.extradata_size))
+            return HLSCodecs.avc1(parameterSets: H264Packetizer.parameterSets(annexB: bytes))
+        }
+        let ladder = try HLSLadder(output: output, settings: settings, video: video, audio: audioSettings,
+                                   streams: streams.map(\.streams), codecs: codecs,
+                                   startOffsetMicroseconds: streams[0].startOffsetMicroseconds, live: live,
+                                   giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged,
+                                   retirement: retirement, interrupt: interrupt)
+        destinationsLock.withLock { destinations.append((output, .ladder(ladder))) }
+        // Every rendition's next keyframe on one frame: the variants start together.
+        if let mainVideoFormat { keyframes.request(mainVideoFormat) }
     }
 
     private func makeRTPPublisher(_ output: ResolvedOutput, settings: RTPOutputSettings) throws -> RTPPublisher {
@@ -230,10 +306,14 @@ public final class OutputSet {
         var kept: [(output: ResolvedOutput, destination: Destination)] = []
         for entry in destinations {
             if let wanted = outputs.first(where: { $0.isSameDestination(as: entry.output) }) {
-                if wanted.paused != entry.output.paused, case .publisher(let publisher) = entry.destination {
-                    publisher.setPaused(wanted.paused)
+                if wanted.paused != entry.output.paused {
+                    switch entry.destination {
+                    case .publisher(let publisher): publisher.setPaused(wanted.paused)
+                    case .ladder(let ladder): ladder.setPaused(wanted.paused)
+                    default: break
+                    }
                     // Resumed: the recording goes on at a keyframe, now rather than at the GOP's end.
-                    if !wanted.paused, let mainVideoFormat { keyframes.request(mainVideoFormat) }
+                    if !wanted.paused, let format = videoFormat(forRendition: wanted.rendition) { keyframes.request(format) }
                 }
                 kept.append((wanted, entry.destination))
                 continue
@@ -243,6 +323,7 @@ public final class OutputSet {
                 retirement.retire("tessera-output-removed") { publisher.finish(timeoutSeconds: 2) }
             case .rtp(let publisher):
                 retirement.retire("tessera-output-removed") { publisher.finish() }
+            case .ladder(let ladder): try? ladder.finish(timeoutSeconds: 2, retirement: retirement)
             case .muxer(let muxer): try? muxer.finish()
             case .raw(let writer): try? writer.finish()
             }
@@ -261,6 +342,7 @@ public final class OutputSet {
             switch entry.destination {
             case .publisher(let publisher): return (entry.output, publisher.snapshot)
             case .rtp(let publisher): return (entry.output, publisher.snapshot)
+            case .ladder(let ladder): return (entry.output, ladder.snapshot)
             case .muxer, .raw:
                 return (entry.output, Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0, droppedPackets: 0, lastError: nil))
             }
@@ -287,12 +369,29 @@ public final class OutputSet {
     // MARK: Encoding
 
     /// Encodes the composite picture for frame `index` (time `index / fps`) once per format and
-    /// writes it everywhere, with `sei` in the main encode's access unit.
+    /// writes it everywhere, with `sei` in the main encode's access unit. Each rendition scales
+    /// the composite to its size and takes every `frameStep`-th frame (its pts in its own 1/fps).
     public func writeVideo(_ picture: YUVImage, frameIndex: Int64, sei: [SEIMessage] = []) throws {
         for case (_, .raw(let writer)) in destinations { try writer.write(picture) }
         if let mainVideoFormat, videoEncoders[mainVideoFormat] != nil { seiWriter.schedule(sei, frameIndex: frameIndex) }
+        let onLadderFrame = frameIndex % ladderFrameStep == 0
         for (format, encoder) in videoEncoders {
-            try encoder.encode(picture: picture, pts: frameIndex, forceKeyframe: keyframes.take(format)) { packet in
+            let inLadder = keyframes.isLadder(format)
+            if inLadder, !startedLadder.contains(format) {
+                guard onLadderFrame else { continue }
+                startedLadder.insert(format)
+            }
+            var frame = picture
+            var pts = frameIndex
+            if case .rendition(let index) = format, let scaler = scalers[index], let videoSettings {
+                let step = Int64(videoSettings.ladder[index].frameStep)
+                guard frameIndex % step == 0 else { continue }
+                frame = try scaler.scale(picture)
+                pts = frameIndex / step
+            }
+            // A ladder keyframe waits for a frame every rendition encodes, then lands on all.
+            let forced = (!inLadder || onLadderFrame) && keyframes.take(format)
+            try encoder.encode(picture: frame, pts: pts, forceKeyframe: forced) { packet in
                 try distributeVideo(packet, format: format)
             }
         }
@@ -325,7 +424,7 @@ public final class OutputSet {
                 retirement.retire("tessera-output-finish") { publisher.finish(timeoutSeconds: seconds) }
             case .rtp(let publisher):
                 retirement.retire("tessera-output-finish") { publisher.finish() }
-            case .muxer, .raw: break
+            case .muxer, .raw, .ladder: break
             }
         }
         for (output, destination) in destinations {
@@ -333,10 +432,11 @@ public final class OutputSet {
                 switch destination {
                 case .muxer(let muxer): try muxer.finish()
                 case .raw(let writer): try writer.finish()
+                case .ladder(let ladder): try ladder.finish(timeoutSeconds: seconds, retirement: retirement)
                 case .publisher, .rtp: break
                 }
             } catch {
-                throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
+                throw Self.failure(of: output, error)
             }
         }
         // `Publisher.finish` cancels after `finishSeconds` and gives the thread 2 s more.
@@ -357,6 +457,7 @@ public final class OutputSet {
             switch destination {
             case .publisher(let publisher): publisher.cancel()
             case .rtp(let publisher): publisher.cancel()
+            case .ladder(let ladder): ladder.cancel()
             case .muxer, .raw: break
             }
         }
@@ -371,14 +472,18 @@ public final class OutputSet {
         encodedBytes += Int64(packet.pointer.pointee.size)
         let isMain = format == mainVideoFormat
         let packet = isMain ? try seiWriter.apply(to: packet) : packet
+        let rendition = renditionNumber(of: format)
         for (output, destination) in destinations {
             switch destination {
             case .rtp(let publisher) where publisher.videoFormat == format:
                 publisher.send(packet, isVideo: true)
-            case .publisher(let publisher) where isMain:
+            case .publisher(let publisher) where rendition == output.rendition:
                 publisher.send(packet, streamIndex: 0)
-            case .muxer(let muxer) where isMain:
+            case .muxer(let muxer) where rendition == output.rendition:
                 try write(packet, streamIndex: 0, to: muxer, output: output)
+            case .ladder(let ladder):
+                guard let rendition else { continue }
+                do { try ladder.sendVideo(packet, rendition: rendition) } catch { throw Self.failure(of: output, error) }
             default: break
             }
         }
@@ -395,6 +500,8 @@ public final class OutputSet {
                 publisher.send(packet, streamIndex: streamIndex)
             case .muxer(let muxer) where format == .aac:
                 try write(packet, streamIndex: streamIndex, to: muxer, output: output)
+            case .ladder(let ladder) where format == .aac:
+                do { try ladder.sendAudio(packet) } catch { throw Self.failure(of: output, error) }
             default: break
             }
         }
@@ -404,7 +511,11 @@ public final class OutputSet {
         do {
             try muxer.write(packet, streamIndex: streamIndex)
         } catch {
-            throw MediaError("output \(URLRedaction.redact(output.url)): \(error)")
+            throw Self.failure(of: output, error)
         }
+    }
+
+    private static func failure(of output: ResolvedOutput, _ error: Error) -> MediaError {
+        MediaError("output \(URLRedaction.redact(output.url)): \(error)")
     }
 }

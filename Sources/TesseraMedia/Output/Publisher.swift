@@ -73,13 +73,16 @@ public final class Publisher: @unchecked Sendable {
     private var writtenEnd: [Int64?]
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
+    /// Uploaded outputs only: the upload spool is full, so packets are dropped for now.
+    private let hold: OutputHold?
 
     /// `joinsMidStream`: added to a running task, so packets before the next keyframe are skipped;
     /// an output there from the start takes everything (the encoder's first frame is a keyframe).
     public init(output: ResolvedOutput, streams: [StreamDescription], startOffsetMicroseconds: Int64,
                 giveUpSeconds: Double = 60, capacity: Int = 300, joinsMidStream: Bool = false,
-                stateChanged: ChangeSignal? = nil) {
+                stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) {
         self.output = output
+        self.hold = output.upload == nil ? nil : hold
         target = OutputTarget(output, hasVideo: streams.contains(where: \.isVideo))
         self.stateChanged = stateChanged
         self.streams = streams
@@ -112,6 +115,12 @@ public final class Publisher: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard !finishing, !cancelled, state != .failed, !paused else { return }
+        if let hold, hold.isHeld {
+            // The spool is full: skip, and start again at a keyframe once it drains.
+            dropped += 1
+            waitingForKeyframe = hasVideo
+            return
+        }
         if queue.count >= capacity {
             // The destination cannot keep up: start again from the next keyframe.
             dropped += Int64(queue.count)

@@ -5,6 +5,8 @@ import TesseraCore
 enum VideoEncodeFormat: Hashable, Sendable {
     case h264(H264Profile)
     case vp8
+    /// `VideoSettings.renditions[N-1]` in the task's profile: the composite scaled, then encoded.
+    case rendition(Int)
 }
 
 /// One encode of the mix: AAC for RTMP, SRT and files, Opus for RTP outputs.

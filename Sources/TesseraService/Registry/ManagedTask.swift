@@ -108,7 +108,8 @@ final class ManagedTask: @unchecked Sendable {
             fitToDocument(&workerStatus)
         }
         worker.send(.start(WorkerStart(plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
-                                      leaseSeconds: configuration.workerLeaseSeconds, rtpBindAddress: configuration.rtpBindAddress)))
+                                      leaseSeconds: configuration.workerLeaseSeconds, rtpBindAddress: configuration.rtpBindAddress,
+                                      storage: configuration.storage)))
         // The first start announces the task (`task.state` starting); a restart reports running → starting.
         publishStatus()
     }

@@ -8,6 +8,7 @@ extension RegistryConfiguration {
         options.maxInputs = maxInputs
         options.maxRegions = maxRegions
         options.maxOutputs = maxOutputs
+        options.objectStorage = storage != nil
         // The settings checked every entry at start-up; should one still not parse, deny every
         // network host rather than none.
         options.deniedHosts = (try? HostDenyList(deniedHosts)) ?? HostDenyList.everything

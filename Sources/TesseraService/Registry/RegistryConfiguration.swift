@@ -1,3 +1,5 @@
+import TesseraObjectStorage
+
 /// How `tessera serve` runs tasks.
 public struct RegistryConfiguration: Sendable {
     public var mediaRoot: String
@@ -40,6 +42,8 @@ public struct RegistryConfiguration: Sendable {
     public var nodeId: String = "local"
     /// Key of the HMAC-SHA256 signature on webhook bodies; nil sends them unsigned.
     public var webhookSecret: String?
+    /// The object store `s3://` outputs upload to; nil: none (such outputs are refused).
+    public var storage: StorageSettings?
 
     public init(mediaRoot: String, outputDirectory: String, maxTasks: Int, workerExecutable: String, logLevel: String,
                 udpPorts: UDPPortChecker,

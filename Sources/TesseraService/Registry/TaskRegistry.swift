@@ -74,7 +74,11 @@ public actor TaskRegistry {
 
     /// Whether this node can take one more task.
     public var hasRoom: Bool { !shuttingDown && activeCount < configuration.maxTasks }
-    public var activeCount: Int { tasks.values.filter { !$0.isFinal }.count }
+    /// Tasks running here, and those a `POST` is recording and starting right now: creations that
+    /// wait on a slow store must not all see the same free slot.
+    public var activeCount: Int {
+        tasks.values.filter { !$0.isFinal }.count + creating.filter { tasks[$0]?.isFinal ?? true }.count
+    }
 
     /// Records a new task in the store and starts it here: the one launch of a new task (the
     /// control loop leaves ids being created alone, see `Reconciler.Input.creating`). The same id
@@ -92,7 +96,7 @@ public actor TaskRegistry {
             guard (try? Self.jsonText(existing.storedDocument)) == text else { throw ServiceError.taskExists(id) }
             return existing.status
         }
-        if activeCount >= configuration.maxTasks { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
+        if !hasRoom { throw ServiceError.tooManyTasks(limit: configuration.maxTasks) }
         // Busy RTP ports are refused before the task is recorded (a rejected request changes
         // nothing); `launch` resolves them again and records them.
         if case .object(let fields) = prepared.document {

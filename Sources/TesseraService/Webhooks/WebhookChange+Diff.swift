@@ -30,6 +30,7 @@ extension WebhookChange {
             + rtpChanges(from: previous.inputs, to: current.inputs).map(WebhookChange.inputRTP)
             + drawSizeChanges(from: previous.inputs, to: current.inputs).map(WebhookChange.inputDrawSize)
             + outputChanges(from: previous.outputs, to: current.outputs).map(WebhookChange.output)
+            + uploadChanges(from: previous.outputs, to: current.outputs).map(WebhookChange.outputUploaded)
         guard previous.state != current.state else { return parts }
         let task = WebhookChange.task(TaskChange(state: current.state, previousState: previous.state, reason: current.reason))
         switch current.state {
@@ -68,6 +69,16 @@ extension WebhookChange {
         current.compactMap { new in
             guard previous.first(where: { $0.id == new.id })?.drawSize != new.drawSize else { return nil }
             return InputChange(id: new.id, state: new.state, previousState: nil, drawSize: new.drawSize)
+        }
+    }
+
+    /// `output.uploaded` for each file of an output whose upload is newly `uploaded`.
+    static func uploadChanges(from previous: [OutputStatus], to current: [OutputStatus]) -> [OutputChange] {
+        current.flatMap { output in
+            let before = previous.first(where: { $0.url == output.url })?.uploads ?? []
+            return (output.uploads ?? []).filter { upload in
+                upload.state == .uploaded && !before.contains { $0.file == upload.file && $0.state == .uploaded }
+            }.map { OutputChange(url: output.url, state: output.state, previousState: output.state, upload: $0) }
         }
     }
 

@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraObjectStorage
 import TesseraWorkerProtocol
 
 /// One state change of a task, one of its inputs or one of its outputs: what a webhook event
@@ -13,14 +14,18 @@ public enum WebhookChange: Sendable, Equatable {
     /// An input's `drawSize` in the status changed (a layout update, its first picture, a new
     /// picture size): an SFU controller switches to the simulcast layer that fills it.
     case inputDrawSize(InputChange)
+    /// A file of an `s3://` output is complete in the store (`upload` says which).
+    case outputUploaded(OutputChange)
 
     /// The `event` field and `X-Tessera-Event` header: `task.state`, `input.state`, `input.added`,
-    /// `input.removed`, `input.rtp`, `input.drawSize`, `output.state`, `output.added`, `output.removed`.
+    /// `input.removed`, `input.rtp`, `input.drawSize`, `output.state`, `output.added`, `output.removed`,
+    /// `output.uploaded`.
     public var eventName: String {
         switch self {
         case .task: return "task.state"
         case .inputRTP: return "input.rtp"
         case .inputDrawSize: return "input.drawSize"
+        case .outputUploaded: return "output.uploaded"
         case .input(let change): return "input." + Self.verb(state: change.state, previous: change.previousState)
         case .output(let change): return "output." + Self.verb(state: change.state, previous: change.previousState)
         }
@@ -70,8 +75,12 @@ public struct OutputChange: Codable, Sendable, Equatable {
     public var state: OutputStatus.State?
     public var previousState: OutputStatus.State?
     public var lastError: String?
+    /// `output.uploaded`: the file now complete in the store.
+    public var upload: ObjectUploadStatus?
 
-    public init(url: String, state: OutputStatus.State?, previousState: OutputStatus.State?, lastError: String? = nil) {
+    public init(url: String, state: OutputStatus.State?, previousState: OutputStatus.State?, lastError: String? = nil,
+                upload: ObjectUploadStatus? = nil) {
         self.url = url; self.state = state; self.previousState = previousState; self.lastError = lastError
+        self.upload = upload
     }
 }

@@ -32,7 +32,7 @@ public struct WebhookPayload: Encodable, Sendable {
         switch change {
         case .task(let change): task = change
         case .input(let change), .inputRTP(let change), .inputDrawSize(let change): input = change
-        case .output(let change): output = change
+        case .output(let change), .outputUploaded(let change): output = change
         }
     }
 

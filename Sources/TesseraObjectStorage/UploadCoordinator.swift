@@ -1,0 +1,237 @@
+import Foundation
+import TesseraCore
+
+/// A worker's uploads to object storage: every `s3://` output of its task, mirrored from the
+/// spool into the store on one thread of its own, so a slow or absent store never holds up the
+/// pipeline (the muxers write to local files; this thread only reads them).
+///
+/// Before the pipeline starts, `prepare` checks each bucket (and the credentials) with a request,
+/// completes the multipart uploads that a dead worker of this task left open (from the parts
+/// already in the store, so the recording up to the loss is a playable object), and fetches a
+/// playlist an earlier run left so HLS continues it. Then `start` runs the loop; `finish` (the
+/// pipeline has written its trailers) sends the rest, within a deadline.
+///
+/// Threads: `update`, `finish`, `statuses` and `mustHold` are called from the worker's threads;
+/// the uploads run on the coordinator's thread, the only one that steps an uploader once it is
+/// in `entries`. The coordinator's own state is guarded by `lock`.
+public final class UploadCoordinator: @unchecked Sendable {
+    private struct Entry {
+        let outputURL: String
+        /// `s3://BUCKET/KEY` (read here, never from the uploader, which the thread owns).
+        let file: String
+        let uploader: any ObjectUploader
+        /// Set when the output left the plan: its file is taken as finished after the grace
+        /// the pipeline gives a removed output to write its trailer.
+        var removedAt: Double?
+    }
+
+    private let client: S3Client
+    private let settings: StorageSettings
+    private let lock = NSLock()
+    private let wake = NSCondition()
+    private var entries: [Entry] = []
+    /// Finished uploads and recovered ones, by output URL, for the status.
+    private var settled: [String: [ObjectUploadStatus]] = [:]
+    /// Per output URL, the statuses last read from its live uploaders.
+    private var published: [String: [ObjectUploadStatus]] = [:]
+    /// Buckets found unusable at `prepare` (missing, credentials refused), with the reason.
+    private var refusedBuckets: [String: String] = [:]
+    private var finishing = false
+    private var stopped = false
+    private var holding = false
+    private var budget: SpoolBudget
+    private let changed: @Sendable () -> Void
+    private let setHold: @Sendable (Bool) -> Void
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Seconds a removed output's publisher gets to write its trailer (`OutputSet` gives it 2 s).
+    static let removalGraceSeconds = 4.0
+
+    /// `changed`: an upload's status changed; `hold`: recordings must hold (true) or may go on.
+    public init(settings: StorageSettings, changed: @escaping @Sendable () -> Void,
+                hold: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        setHold = hold
+        self.settings = settings
+        client = S3Client(settings)
+        budget = SpoolBudget(limitBytes: settings.spoolBytes)
+        self.changed = changed
+    }
+
+    /// Whether a task has anything for this coordinator.
+    public static func uploads(_ outputs: [ResolvedOutput]) -> Bool { outputs.contains { $0.upload != nil } }
+
+    // MARK: Worker side
+
+    /// Checks buckets, completes abandoned uploads and fetches earlier playlists (each store
+    /// call bounded; an unreachable store is left to the retries of the loop).
+    public func prepare(_ outputs: [ResolvedOutput]) {
+        for output in outputs {
+            guard let location = output.upload else { continue }
+            if lock.withLock({ refusedBuckets[location.bucket] == nil }) {
+                do {
+                    try client.checkBucket(location.bucket)
+                } catch where error.isPermanent {
+                    lock.withLock { refusedBuckets[location.bucket] = "\(error)" }
+                    continue
+                } catch {
+                    // Not reachable now: the uploads retry.
+                    continue
+                }
+            }
+            switch output.kind {
+            case .file:
+                let recovered = AbandonedUploads.complete(client, bucket: location.bucket, firstKey: location.key)
+                if !recovered.isEmpty { lock.withLock { settled[output.url, default: []] += recovered } }
+                // A dead worker's spool file on this node: its uploaded part is in the object now.
+                for status in recovered where status.state == .uploaded {
+                    try? FileManager.default.removeItem(atPath: location.spoolDirectory + status.file.dropFirst("s3://\(location.bucket)/".count))
+                }
+            case .hls(let hls):
+                let mirror = HLSMirror(bucket: location.bucket, key: location.key(ofSpoolPath: hls.playlist),
+                                       playlistPath: hls.playlist, client: client, deletesExpired: hls.playlistType == .live)
+                try? mirror.fetchEarlierPlaylist()
+            default:
+                break
+            }
+        }
+        update(outputs)
+    }
+
+    public func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.name = "tessera-upload"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// The plan's outputs now: new `s3://` outputs start uploading; removed ones finish.
+    public func update(_ outputs: [ResolvedOutput]) {
+        let now = MonotonicClock.seconds
+        lock.withLock {
+            for index in entries.indices where entries[index].removedAt == nil {
+                let entry = entries[index]
+                if !outputs.contains(where: { $0.url == entry.outputURL && Self.file(of: $0) == entry.file }) {
+                    entries[index].removedAt = now
+                }
+            }
+            for output in outputs {
+                guard let file = Self.file(of: output),
+                      !entries.contains(where: { $0.removedAt == nil && $0.file == file }),
+                      let uploader = makeUploader(output) else { continue }
+                // Not yet seen by the thread: it may be told here.
+                if let reason = output.upload.flatMap({ refusedBuckets[$0.bucket] }) { uploader.giveUp(reason) }
+                entries.append(Entry(outputURL: output.url, file: file, uploader: uploader))
+            }
+        }
+        wake.withLock { wake.signal() }
+    }
+
+    /// The pipeline has finished its outputs: sends what is left, waits at most `seconds`, and
+    /// marks what did not make it `failed` (a multipart upload stays open; the next worker of
+    /// the task completes it from its parts).
+    public func finish(timeoutSeconds seconds: Double) {
+        lock.withLock { finishing = true }
+        wake.withLock { wake.signal() }
+        if done.wait(timeout: .now() + seconds) == .timedOut {
+            lock.withLock { stopped = true }
+            wake.withLock { wake.signal() }
+            // The thread ends at its next check (a request in flight has its own deadline).
+            if done.wait(timeout: .now() + 2) == .success {
+                lock.withLock {
+                    for entry in entries { entry.uploader.giveUp("the store did not take the rest within \(Int(seconds)) s of the task's end") }
+                    publish()
+                }
+            }
+        }
+        client.shutdown()
+    }
+
+    /// Each output's files as they go up, by the output's URL as given.
+    public var statuses: [String: [ObjectUploadStatus]] {
+        lock.withLock {
+            var all = settled
+            for (url, list) in published { all[url, default: []] += list }
+            return all
+        }
+    }
+
+    /// True while the spool is over its bound: recordings hold their packets until it drains.
+    public var mustHold: Bool { lock.withLock { holding } }
+
+    // MARK: Uploader thread
+
+    private func run() {
+        while true {
+            let (work, ending, stop) = lock.withLock { (entries, finishing, stopped) }
+            if stop { return }
+            // Uploaders are only ever touched by this thread: it tells them their file is finished.
+            let now = MonotonicClock.seconds
+            for entry in work where ending || entry.removedAt.map({ now - $0 >= Self.removalGraceSeconds }) ?? false {
+                entry.uploader.finish()
+            }
+            var progressed = false
+            for entry in work {
+                if entry.uploader.step(nowSeconds: MonotonicClock.seconds) == .progressed { progressed = true }
+                lock.withLock { publish() }
+            }
+            let active = lock.withLock { () -> Bool in
+                entries.removeAll { entry in
+                    guard entry.uploader.isDone else { return false }
+                    settled[entry.outputURL, default: []].append(entry.uploader.status)
+                    budget.set(entry.file, waitingBytes: 0)
+                    return true
+                }
+                publish()
+                return !entries.isEmpty
+            }
+            if ending && !active { return }
+            if !progressed { wake.withLock { _ = wake.wait(until: Date().addingTimeInterval(0.25)) } }
+        }
+    }
+
+    /// Copies the uploaders' statuses for `statuses` and recomputes the spool's hold. Under `lock`,
+    /// on the uploader thread (or once it has ended): it reads the uploaders.
+    private func publish() {
+        var next: [String: [ObjectUploadStatus]] = [:]
+        for entry in entries {
+            let status = entry.uploader.status
+            next[entry.outputURL, default: []].append(status)
+            budget.set(status.file, waitingBytes: status.waitingBytes)
+        }
+        let hold = budget.mustHold(wasHolding: holding)
+        if hold != holding { setHold(hold) }
+        if next != published || hold != holding {
+            published = next
+            holding = hold
+            changed()
+        }
+    }
+
+    private func makeUploader(_ output: ResolvedOutput) -> (any ObjectUploader)? {
+        guard let location = output.upload else { return nil }
+        switch output.kind {
+        case .file(let path, let container):
+            return MultipartRecording(bucket: location.bucket, key: location.key(ofSpoolPath: path), path: path, client: client,
+                                      transportStream: container == .ts)
+        case .hls(let hls):
+            return HLSMirror(bucket: location.bucket, key: location.key(ofSpoolPath: hls.playlist), playlistPath: hls.playlist,
+                             client: client, deletesExpired: hls.playlistType == .live)
+        default:
+            return nil
+        }
+    }
+
+    /// `s3://BUCKET/KEY` of the file an output writes now.
+    private static func file(of output: ResolvedOutput) -> String? {
+        guard let location = output.upload else { return nil }
+        switch output.kind {
+        case .file(let path, _): return "s3://\(location.bucket)/\(location.key(ofSpoolPath: path))"
+        case .hls(let hls): return "s3://\(location.bucket)/\(location.key(ofSpoolPath: hls.playlist))"
+        default: return nil
+        }
+    }
+}
