@@ -136,16 +136,11 @@ final class ManagedTask: @unchecked Sendable {
     }
 
     private func waitForExit(timeoutSeconds: Double) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let once = Once()
-            let alreadyDone: Bool = lock.withLock {
+        await SignalWait.first(within: timeoutSeconds, orElse: false) { exited in
+            lock.withLock {
                 if supervision.isFinal && worker == nil { return true }
-                exitWaiters.append { if once.claim() { continuation.resume(returning: true) } }
-                return false
-            }
-            if alreadyDone { if once.claim() { continuation.resume(returning: true) } ; return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds) {
-                if once.claim() { continuation.resume(returning: false) }
+                exitWaiters.append { exited(true) }
+                return nil
             }
         }
     }
@@ -215,15 +210,12 @@ final class ManagedTask: @unchecked Sendable {
         guard let worker, lock.withLock({ !supervision.isFinal }) else {
             throw ServiceError.invalidState("task \"\(id)\" is not running")
         }
-        let result: Result<Data, ServiceError> = await withCheckedContinuation { continuation in
-            let once = Once()
-            lock.withLock { snapshotWaiters[requestId] = { result in if once.claim() { continuation.resume(returning: result) } } }
+        let result = await SignalWait.first(within: 5, orElse: Result<Data, ServiceError>.failure(.invalidState("no frame within 5 s"))) { answered in
+            lock.withLock { snapshotWaiters[requestId] = answered }
             worker.send(.snapshot(requestId: requestId))
-            DispatchQueue.global().asyncAfter(deadline: .now() + 5) { [weak self] in
-                _ = self?.lock.withLock { self?.snapshotWaiters.removeValue(forKey: requestId) }
-                if once.claim() { continuation.resume(returning: .failure(.invalidState("no frame within 5 s"))) }
-            }
+            return nil
         }
+        _ = lock.withLock { snapshotWaiters.removeValue(forKey: requestId) }
         return try result.get()
     }
 
@@ -413,11 +405,4 @@ final class ManagedTask: @unchecked Sendable {
             onFinal?(self)
         }
     }
-}
-
-/// Lets exactly one of several racing callbacks resume a continuation.
-final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var claimed = false
-    func claim() -> Bool { lock.withLock { defer { claimed = true }; return !claimed } }
 }

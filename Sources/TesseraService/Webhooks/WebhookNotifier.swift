@@ -44,16 +44,12 @@ public final class WebhookNotifier: @unchecked Sendable {
     /// graceful shutdown, so the last `task.state` of each task has a chance to leave).
     /// Wakes when the last event ends (no polling), or at the deadline.
     public func drain(timeoutSeconds: Double) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = Once()
-            let resume: @Sendable () -> Void = { if once.claim() { continuation.resume() } }
-            let idle: Bool = lock.withLock {
-                if outstanding == 0 { return true }
-                drainWaiters.append(resume)
-                return false
+        await SignalWait.first(within: timeoutSeconds, orElse: ()) { drained in
+            lock.withLock {
+                if outstanding == 0 { return () }
+                drainWaiters.append { drained(()) }
+                return nil
             }
-            if idle { resume(); return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds, execute: resume)
         }
     }
 
