@@ -35,6 +35,8 @@ final class HLSMirror: ObjectUploader {
     }
 
     var isDone: Bool { status.state != .uploading }
+    /// The playlist is in the store (a ladder's master may name it now).
+    var hasSentPlaylist: Bool { sentPlaylist != nil }
     func finish() { finished = true }
     func giveUp(_ reason: String) {
         guard status.state == .uploading else { return }

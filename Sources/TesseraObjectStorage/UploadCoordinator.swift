@@ -48,9 +48,15 @@ public final class UploadCoordinator: @unchecked Sendable {
     /// Seconds a removed output's publisher gets to write its trailer (`OutputSet` gives it 2 s).
     static let removalGraceSeconds = 4.0
 
+    /// How many renditions each HLS output publishes: 1, or the task's ladder (the main size and
+    /// `encoder.video.renditions`), each a media playlist under one master.
+    private let hlsRenditions: Int
+
     /// `changed`: an upload's status changed; `hold`: recordings must hold (true) or may go on.
-    public init(settings: StorageSettings, changed: @escaping @Sendable () -> Void,
+    /// `hlsRenditions`: the task's ladder size, 1 without renditions.
+    public init(settings: StorageSettings, hlsRenditions: Int = 1, changed: @escaping @Sendable () -> Void,
                 hold: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        self.hlsRenditions = max(1, hlsRenditions)
         setHold = hold
         self.settings = settings
         client = S3Client(settings)
@@ -88,9 +94,11 @@ public final class UploadCoordinator: @unchecked Sendable {
                     try? FileManager.default.removeItem(atPath: location.spoolDirectory + status.file.dropFirst("s3://\(location.bucket)/".count))
                 }
             case .hls(let hls):
-                let mirror = HLSMirror(bucket: location.bucket, key: location.key(ofSpoolPath: hls.playlist),
-                                       playlistPath: hls.playlist, client: client, deletesExpired: hls.playlistType == .live)
-                try? mirror.fetchEarlierPlaylist()
+                for playlist in playlists(of: hls) {
+                    let mirror = HLSMirror(bucket: location.bucket, key: location.key(ofSpoolPath: playlist.playlist),
+                                           playlistPath: playlist.playlist, client: client, deletesExpired: hls.playlistType == .live)
+                    try? mirror.fetchEarlierPlaylist()
+                }
             default:
                 break
             }
@@ -218,11 +226,22 @@ public final class UploadCoordinator: @unchecked Sendable {
             return MultipartRecording(bucket: location.bucket, key: location.key(ofSpoolPath: path), path: path, client: client,
                                       transportStream: container == .ts)
         case .hls(let hls):
-            return HLSMirror(bucket: location.bucket, key: location.key(ofSpoolPath: hls.playlist), playlistPath: hls.playlist,
-                             client: client, deletesExpired: hls.playlistType == .live)
+            let mirrors = playlists(of: hls).map { playlist in
+                HLSMirror(bucket: location.bucket, key: location.key(ofSpoolPath: playlist.playlist), playlistPath: playlist.playlist,
+                          client: client, deletesExpired: hls.playlistType == .live)
+            }
+            guard hlsRenditions > 1 else { return mirrors.first }
+            return HLSLadderMirror(bucket: location.bucket, masterKey: location.key(ofSpoolPath: hls.playlist),
+                                   masterPath: hls.playlist, variants: mirrors, client: client)
         default:
             return nil
         }
+    }
+
+    /// The media playlists an HLS output writes: its own, or with renditions one per rendition
+    /// (`room_r0.m3u8`, …) beside the master at the output's path (`HLSLadderPlan`).
+    private func playlists(of hls: HLSSettings) -> [HLSSettings] {
+        hlsRenditions > 1 ? HLSLadderPlan(hls, renditions: hlsRenditions).variants : [hls]
     }
 
     /// `s3://BUCKET/KEY` of the file an output writes now.

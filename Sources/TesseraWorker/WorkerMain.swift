@@ -36,7 +36,10 @@ public enum WorkerMain {
         // `s3://` outputs: checked, recovered and uploaded on a thread of their own.
         let uploads: UploadCoordinator? = {
             guard let storage = start.storage, UploadCoordinator.uploads(task.outputs) else { return nil }
-            return UploadCoordinator(settings: storage, changed: { [pipeline] in pipeline.statusChanged.notify() },
+            // With renditions an HLS output is a ladder: a playlist per rendition under a master.
+            let hlsRenditions = task.video.map { $0.renditions.isEmpty ? 1 : $0.ladder.count } ?? 1
+            return UploadCoordinator(settings: storage, hlsRenditions: hlsRenditions,
+                                     changed: { [pipeline] in pipeline.statusChanged.notify() },
                                      hold: { hold.isHeld = $0 })
         }()
         let finished = Finished()

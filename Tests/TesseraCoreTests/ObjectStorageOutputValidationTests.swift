@@ -44,8 +44,9 @@ import TesseraCore
         #expect(TaskFixtures.issues(Self.validate(#"{"url": "s3://bucket/a.mp4", "hls": {}}"#)).map(\.path) == ["outputs[0].hls"])
     }
 
-    /// With renditions: a recording takes one (as a file does); an HLS ladder is not mirrored.
-    @Test func renditionsRecordOneAndRefuseALadder() throws {
+    /// With renditions: a recording takes one (as a file does); an HLS output is a ladder whose
+    /// master playlist is the output's key, its variants' playlists spooled beside it.
+    @Test func renditionsRecordOneOrALadder() throws {
         func document(_ output: String) -> String {
             #"{"taskId": "show", "inputs": [{"id": "a", "url": "anchor.mp4"}], "encoder": {"video": {"width": 640, "height": 360, "gopSeconds": 1, "renditions": [{"width": 320, "height": 180, "bitrateKbps": 300}]}}, "outputs": [\#(output)]}"#
         }
@@ -54,9 +55,13 @@ import TesseraCore
         let task = try #require(TaskFixtures.task(TaskFixtures.validate(document(#"{"url": "s3://rec-bucket/room42.mp4", "rendition": 1}"#),
                                                                         options: options)))
         #expect(task.outputs[0].rendition == 1 && task.outputs[0].upload?.key == "room42.mp4")
-        let issues = TaskFixtures.issues(TaskFixtures.validate(document(#"{"url": "s3://rec-bucket/live/room.m3u8"}"#), options: options))
-        #expect(issues.map(\.path) == ["outputs[0].url"])
-        #expect(issues.first?.message.contains("HLS ladder") == true)
+        let ladder = try #require(TaskFixtures.task(TaskFixtures.validate(document(#"{"url": "s3://rec-bucket/live/room.m3u8"}"#),
+                                                                          options: options)))
+        guard case .hls(let hls) = ladder.outputs[0].kind else { Issue.record("not HLS: \(ladder.outputs[0].kind)"); return }
+        let location = try #require(ladder.outputs[0].upload)
+        #expect(location.key(ofSpoolPath: hls.playlist) == "live/room.m3u8")
+        #expect(HLSLadderPlan(hls, renditions: 2).variants.map { location.key(ofSpoolPath: $0.playlist) }
+                == ["live/room_r0.m3u8", "live/room_r1.m3u8"])
     }
 
     @Test func theURLIsShownAsGiven() {

@@ -209,7 +209,12 @@ def stop_and_play(api, s3, task_id: str, key: str, started: float, tmp: Path) ->
 def test_recording_goes_up_while_written_and_plays(tmp_path, media, monkeypatch, moto, noise, servers):
     srv = start_server(servers, tmp_path, media, monkeypatch, moto.url)
     api, s3 = srv.client, moto.client()
-    api.create(recording("rec-live", noise, [{"url": "s3://rec/shows/room42.mp4"}, {"url": "s3://no-such-bucket/x.mp4"}]))
+    # An unknown bucket is refused at the POST, naming the output, and nothing starts.
+    good, missing = {"url": "s3://rec/shows/room42.mp4"}, {"url": "s3://no-such-bucket/x.mp4"}
+    r = api.post("/v1/tasks", recording("rec-live", noise, [good, missing]))
+    assert r.status == 400 and r.json["error"]["path"] == "outputs[1].url" and "NoSuchBucket" in r.json["error"]["message"], r.body
+    assert api.get("/v1/tasks/rec-live").status == 404
+    api.create(recording("rec-live", noise, [good]))
     started = time.monotonic()
     # Parts are in the store while the task still runs.
     assert wait_until(lambda: len(open_parts(s3, "rec", "shows/room42.mp4")) >= 2, 25), \
@@ -218,9 +223,10 @@ def test_recording_goes_up_while_written_and_plays(tmp_path, media, monkeypatch,
     assert all(p["Size"] >= 5 * 1024 * 1024 for p in parts), parts
     upload = uploads_of(api, "rec-live")[0]
     assert upload["file"] == "s3://rec/shows/room42.mp4" and upload["state"] == "uploading" and upload["parts"] >= 2, upload
-    # The unknown bucket is named in its output's status, and the mix goes on.
-    bad = wait_until(lambda: (u := uploads_of(api, "rec-live", 1)) and u[0]["state"] == "failed" and u[0], 10)
-    assert bad and "NoSuchBucket" in bad["reason"], uploads_of(api, "rec-live", 1)
+    # An update naming an unknown bucket is refused the same way and changes nothing.
+    r = api.patch("/v1/tasks/rec-live", {"outputs": [good, missing]})
+    assert r.status == 400 and r.json["error"]["path"] == "outputs[1].url" and "NoSuchBucket" in r.json["error"]["message"], r.body
+    assert [o["url"] for o in api.status("rec-live")["outputs"]] == [good["url"]]
     final = stop_and_play(api, s3, "rec-live", "shows/room42.mp4", started, tmp_path)
     assert final["outputs"][0]["files"] == ["s3://rec/shows/room42.mp4"], final["outputs"][0]
 
@@ -257,6 +263,47 @@ def test_hls_segments_and_playlists_go_up_as_they_are_finished(tmp_path, media, 
     assert float(ffprobe(local / "show.m3u8")["format"]["duration"]) == pytest.approx(total, abs=0.3)
     status = api.status("hls-s3")["outputs"][0]
     assert status["uploads"][0]["state"] == "uploaded", status
+
+
+def test_an_hls_ladder_goes_up_variants_before_their_master(tmp_path, media, monkeypatch, moto, clips, servers):
+    srv = start_server(servers, tmp_path, media, monkeypatch, moto.url)
+    api, s3 = srv.client, moto.client()
+    doc = recording("ladder-s3", clips.red, [{"url": "s3://rec/ladder/show.m3u8", "hls": {"segmentSeconds": 1}}])
+    doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600,
+                                   renditions=[{"width": 160, "height": 120, "bitrateKbps": 200}])
+    doc["layout"]["regions"][0].update(width=320, height=240)
+    api.create(doc)
+
+    def get(key):
+        try:
+            return s3.get_object(Bucket="rec", Key=key)["Body"].read().decode()
+        except s3.exceptions.NoSuchKey:
+            return ""
+
+    # The master is in the store only once every variant it names is, each with its segments.
+    master = wait_until(lambda: get("ladder/show.m3u8"), 25)
+    assert master, f"no master playlist in the store\n{log_tail(srv.log)}"
+    variants = [line for line in master.splitlines() if line and not line.startswith("#")]
+    assert sorted(variants) == ["show_r0.m3u8", "show_r1.m3u8"], master
+    assert "RESOLUTION=320x240" in master and "RESOLUTION=160x120" in master, master
+    keys = {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ladder/")["Contents"]}
+    assert all(f"ladder/{name}" in keys for name in variants), (variants, keys)
+    assert wait_until(lambda: all(get(f"ladder/{v}").count("#EXTINF") >= 2 for v in variants), 20), \
+        [get(f"ladder/{v}") for v in variants]
+    assert api.delete("/v1/tasks/ladder-s3").status == 200
+    assert wait_until(lambda: all("#EXT-X-ENDLIST" in get(f"ladder/{v}") for v in variants), 15), \
+        [get(f"ladder/{v}") for v in variants]
+    # Downloaded as a user's code would, each variant plays at its own size.
+    local = tmp_path / "ladder"
+    local.mkdir()
+    for key in {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ladder/")["Contents"]}:
+        s3.download_file("rec", key, str(local / key.split("/")[-1]))
+    for name, size in (("show_r0.m3u8", (320, 240)), ("show_r1.m3u8", (160, 120))):
+        video = [st for st in ffprobe(local / name)["streams"] if st["codec_type"] == "video"][0]
+        assert (video["width"], video["height"]) == size, (name, video)
+    final = wait_until(lambda: (u := uploads_of(api, "ladder-s3")) and u[0]["state"] != "uploading" and u[0], 15)
+    assert final and final["file"] == "s3://rec/ladder/show.m3u8" and final["state"] == "uploaded" and final["parts"] >= 4, \
+        uploads_of(api, "ladder-s3")
 
 
 def test_a_store_away_for_a_while_is_caught_up_with(tmp_path, media, monkeypatch, moto, noise, servers):
@@ -327,14 +374,17 @@ def test_bad_configurations_are_named(tmp_path, media, monkeypatch, clips, serve
         good = store.client(key["AccessKeyId"], key["SecretAccessKey"])
         good.create_bucket(Bucket="rec")
         wrong = start_server(servers, tmp_path, media, monkeypatch, store.url, key_id=key["AccessKeyId"], secret="not-the-secret")
-        small = recording("bad-key", clips.red, [{"url": "s3://rec/room.mp4"}])
+        small = recording("bad-key", clips.red, [{"url": "rec.mp4"}, {"url": "s3://rec/room.mp4"}])
         small["encoder"]["video"].update(width=320, height=240, bitrateKbps=600)
-        wrong.client.create(small)
-        bad = wait_until(lambda: (u := uploads_of(wrong.client, "bad-key")) and u[0]["state"] == "failed" and u[0], 15)
-        assert bad and ("SignatureDoesNotMatch" in bad["reason"] or "InvalidAccessKeyId" in bad["reason"]), \
-            uploads_of(wrong.client, "bad-key")
-        wrong.client.delete("/v1/tasks/bad-key")
+        # Credentials the store refuses: a 400 at the POST naming the output, with S3's reason.
+        r = wrong.client.post("/v1/tasks", small)
+        message = r.json["error"]["message"] if r.status == 400 else r.body
+        assert r.status == 400 and r.json["error"]["path"] == "outputs[1].url" \
+            and ("SignatureDoesNotMatch" in message or "InvalidAccessKeyId" in message), r.body
+        assert wrong.client.get("/v1/tasks/bad-key").status == 404
+        assert not (wrong.out / "rec.mp4").exists(), "a refused task wrote its other output"
         wrong.terminate(20)
+        small["outputs"] = [{"url": "s3://rec/room.mp4"}]
         # The right secret: Tessera's own SigV4 signatures are accepted by the store.
         right = start_server(servers, tmp_path, media, monkeypatch, store.url, key_id=key["AccessKeyId"], secret=key["SecretAccessKey"])
         small["taskId"] = "good-key"

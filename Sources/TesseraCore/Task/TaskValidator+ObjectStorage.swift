@@ -25,13 +25,8 @@ extension ValidationContext {
         let location = ObjectLocation(bucket: bucket, key: key, spoolDirectory: options.spoolDirectory + bucket + "/")
         let ext = key.split(separator: "/").last.flatMap { name in name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } } ?? ""
         if ext.lowercased() == "m3u8" {
-            // A ladder is a master playlist over one playlist per rendition; the mirror follows one
-            // media playlist and its segments.
-            if let video = context.video, !video.renditions.isEmpty {
-                issues.add(urlPath, "an HLS ladder (encoder.video.renditions) is not uploaded to object storage yet; write it "
-                           + "to a file path or an http(s) origin, or record one rendition to s3:// as .mp4 with rendition N")
-                return nil
-            }
+            // With renditions the worker writes a ladder (a master over one playlist per rendition)
+            // into the spool, and the uploader mirrors each playlist, then the master.
             guard let hls = resolveHLSOutput(spec, at: index, context: context, spoolPlaylist: location.spoolPath) else { return nil }
             return (.hls(hls), location)
         }

@@ -69,6 +69,7 @@ public actor TaskRegistry {
                                + "maximum task duration of \(durationLimit) s", path: "maxDurationSeconds")
         }
         if resolved.mode == .relay { try await checkRelayCodecs(resolved) }
+        try await BucketCheck.check(resolved, storage: configuration.storage, kind: .invalidTask)
         return PreparedTask(taskId: resolved.taskId, document: document)
     }
 
@@ -234,6 +235,8 @@ public actor TaskRegistry {
             throw ServiceError(.invalidUpdate,
                                message: "an update cannot switch a task between audio-only and audio-video", path: "layout")
         }
+        try await BucketCheck.check(after, storage: configuration.storage, kind: .invalidUpdate,
+                                    skipping: Set(before.outputs.compactMap { $0.upload?.bucket }))
         // Refused before the store is written: a refused update changes nothing.
         switch task.admitsUpdate(sequence: sequence) {
         case .accept: break
