@@ -3,6 +3,7 @@ import Testing
 import TesseraService
 import TesseraObjectStorage
 import TesseraServer
+import TesseraWorkerProtocol
 
 /// `--storage-endpoint`, `--storage-region`, `--storage-spool-bytes` and the AWS credentials;
 /// `output.uploaded` from two statuses.
@@ -10,18 +11,21 @@ import TesseraServer
     static let keys = ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
 
     @Test func noEndpointAndNoCredentialsIsNoStore() throws {
-        let settings = try ServeSettings(flags: .init(), environment: [:], workingDirectory: "/srv")
+        let settings = try ServeSettings(flags: .init(), environment: [:], workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.storage == nil)
-        #expect(settings.registryConfiguration(workerExecutable: "/t").validationOptions.objectStorage == false)
+        #expect(settings.registryConfiguration(workerExecutable: "/t", udpPorts: .unchecked).validationOptions.objectStorage == false)
     }
 
     @Test func credentialsAloneMeanAWSAndAnEndpointIsPathStyle() throws {
-        let aws = try ServeSettings(flags: .init(), environment: Self.keys, workingDirectory: "/srv")
+        let aws = try ServeSettings(flags: .init(), environment: Self.keys, workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(aws.storage == StorageSettings(endpoint: nil, accessKeyId: "AKID", secretAccessKey: "secret"))
-        #expect(aws.registryConfiguration(workerExecutable: "/t").validationOptions.objectStorage)
+        #expect(aws.registryConfiguration(workerExecutable: "/t", udpPorts: .unchecked).validationOptions.objectStorage)
         let flags = ServeSettings.Flags([.storageEndpoint: "http://127.0.0.1:9000", .storageRegion: "eu-west-3",
                                          .storageSpoolBytes: "67108864"])
-        let minio = try ServeSettings(flags: flags, environment: Self.keys, workingDirectory: "/srv")
+        let minio = try ServeSettings(flags: flags, environment: Self.keys, workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(minio.storage == StorageSettings(endpoint: "http://127.0.0.1:9000", region: "eu-west-3", accessKeyId: "AKID",
                                                  secretAccessKey: "secret", spoolBytes: 64 << 20))
         #expect(!"\(minio.storage!)".contains("secret"))
@@ -35,28 +39,33 @@ import TesseraServer
         try "from-file\n".write(to: folder.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         let environment = ["AWS_ACCESS_KEY_ID_FILE": folder.appendingPathComponent("id").path,
                            "AWS_SECRET_ACCESS_KEY_FILE": folder.appendingPathComponent("secret").path]
-        let settings = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/srv")
+        let settings = try ServeSettings(flags: .init(), environment: environment, workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         #expect(settings.storage?.accessKeyId == "AKFILE" && settings.storage?.secretAccessKey == "from-file")
     }
 
     @Test func badValuesNameTheirSetting() {
         #expect(throws: ServeSettings.Invalid.self) {
-            try ServeSettings(flags: .init([.storageEndpoint: "minio:9000"]), environment: Self.keys, workingDirectory: "/srv")
+            try ServeSettings(flags: .init([.storageEndpoint: "minio:9000"]), environment: Self.keys, workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         }
         do {
-            _ = try ServeSettings(flags: .init([.storageEndpoint: "http://minio:9000"]), environment: [:], workingDirectory: "/srv")
+            _ = try ServeSettings(flags: .init([.storageEndpoint: "http://minio:9000"]), environment: [:], workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
             Issue.record("an endpoint without credentials was taken")
         } catch {
             #expect(error.description.contains("AWS_ACCESS_KEY_ID"))
         }
         do {
-            _ = try ServeSettings(flags: .init(), environment: ["AWS_ACCESS_KEY_ID": "AKID"], workingDirectory: "/srv")
+            _ = try ServeSettings(flags: .init(), environment: ["AWS_ACCESS_KEY_ID": "AKID"], workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
             Issue.record("half the credentials were taken")
         } catch {
             #expect(error.description.contains("AWS_SECRET_ACCESS_KEY"))
         }
         #expect(throws: ServeSettings.Invalid.self) {
-            try ServeSettings(flags: .init([.storageSpoolBytes: "1000"]), environment: Self.keys, workingDirectory: "/srv")
+            try ServeSettings(flags: .init([.storageSpoolBytes: "1000"]), environment: Self.keys, workingDirectory: "/srv",
+                                  isLocalAddress: UDPPortChecker.unchecked.isLocalAddress)
         }
     }
 
