@@ -44,11 +44,11 @@ extension ServeSetting {
     /// The default as a user reads it.
     public var defaultDescription: String {
         switch self {
-        case .host: return "127.0.0.1"
-        case .port: return "8080"
+        case .host: return ServeSettings.Defaults.host
+        case .port: return String(ServeSettings.Defaults.port)
         case .mediaRoot: return "the working directory"
         case .outputDir: return "the media root"
-        case .rtpPorts: return "20000-20999"
+        case .rtpPorts: return "\(ServeSettings.Defaults.rtpPorts.lowerBound)-\(ServeSettings.Defaults.rtpPorts.upperBound)"
         case .rtpAddress: return "the host, or 127.0.0.1 when the host is 0.0.0.0 or ::"
         case .rtpBindAddress: return "the RTP address when it is one of this host's, else every interface"
         case .apiToken, .apiTokenFile: return "none: the API is open"
@@ -56,25 +56,30 @@ extension ServeSetting {
         case .maxInputs: return String(ServeSettings.Defaults.maxInputs)
         case .maxRegions: return String(ServeSettings.Defaults.maxRegions)
         case .maxOutputs: return String(ServeSettings.Defaults.maxOutputs)
-        case .maxBodyBytes: return String(ServerConfiguration.defaultMaxBodyBytes)
+        case .maxBodyBytes: return String(ServeSettings.Defaults.maxBodyBytes)
         case .maxDurationSeconds: return "none"
         case .maxWorkerRestarts: return String(ServeSettings.Defaults.maxWorkerRestarts)
-        case .workerHangSeconds: return "15"
-        case .outputGiveUpSeconds: return "60"
+        case .workerHangSeconds: return Self.plain(ServeSettings.Defaults.workerHangSeconds)
+        case .outputGiveUpSeconds: return Self.plain(ServeSettings.Defaults.outputGiveUpSeconds)
         case .webhookSecret, .webhookSecretFile: return "none: webhooks are sent unsigned"
         case .denyHosts: return "none: every host is allowed"
-        case .shutdownSeconds: return "10"
-        case .logLevel: return "info"
+        case .shutdownSeconds: return Self.plain(ServeSettings.Defaults.shutdownSeconds)
+        case .logLevel: return ServeSettings.Defaults.logLevel
         case .stateDir: return "a .tessera folder under the output directory"
         case .store: return "none: the embedded store"
         case .nodeId: return "the host name"
         case .advertiseUrl: return "http://HOST:PORT"
-        case .nodeTimeoutSeconds: return "10"
-        case .console: return "true"
+        case .nodeTimeoutSeconds: return Self.plain(ServeSettings.Defaults.nodeTimeoutSeconds)
+        case .console: return String(ServeSettings.Defaults.console)
         case .storageEndpoint: return "none: AWS S3 when AWS credentials are set, else no object storage"
         case .storageRegion: return StorageSettings.defaultRegion
         case .storageSpoolBytes: return String(StorageSettings.defaultSpoolBytes)
         }
+    }
+
+    /// `15` for 15.0, `0.5` for 0.5.
+    private static func plain(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// The `--help` text: what it does, where else it can come from, and its default.

@@ -46,17 +46,6 @@ public struct ServeSettings: Sendable, Equatable {
     /// The object store for `s3://` outputs; nil when none is configured. Holds credentials: never logged.
     public var storage: StorageSettings?
 
-    public enum Defaults {
-        public static let maxTasks = 16
-        public static let maxInputs = 32
-        public static let maxRegions = 64
-        /// SPEC §1: at most 10 outputs; the setting may only lower it.
-        public static let maxOutputs = 10
-        public static let maxWorkerRestarts = 2
-    }
-
-    public static let defaultMaxTasks = Defaults.maxTasks
-
     /// What the command line gave, as typed (nil where a flag was absent); values are parsed and
     /// checked here, with the same rules as the environment and the config file.
     public struct Flags: Sendable {
@@ -94,27 +83,27 @@ public struct ServeSettings: Sendable, Equatable {
         let sources = SettingSources(flags: flags.values, environment: environment, file: file,
                                      workingDirectory: workingDirectory)
 
-        let host = try sources.string(.host) ?? "127.0.0.1"
+        let host = try sources.string(.host) ?? Defaults.host
         server = ServerConfiguration(
             host: host,
-            port: try sources.int(.port, 0...65535) ?? 8080,
+            port: try sources.int(.port) ?? Defaults.port,
             apiToken: try sources.secret(.apiToken, file: .apiTokenFile),
-            maxBodyBytes: try sources.int(.maxBodyBytes, 1...Int(Int32.max)) ?? ServerConfiguration.defaultMaxBodyBytes,
-            shutdownSeconds: try sources.double(.shutdownSeconds, 0...3600) ?? 10,
-            console: try sources.bool(.console) ?? true)
+            maxBodyBytes: try sources.int(.maxBodyBytes) ?? Defaults.maxBodyBytes,
+            shutdownSeconds: try sources.double(.shutdownSeconds) ?? Defaults.shutdownSeconds,
+            console: try sources.bool(.console) ?? Defaults.console)
         mediaRoot = try sources.path(.mediaRoot) ?? SettingSources.absolute(workingDirectory, base: "/")
         outputDirectory = try sources.path(.outputDir) ?? mediaRoot
 
-        maxTasks = try sources.int(.maxTasks, 1...100_000) ?? Defaults.maxTasks
-        maxInputs = try sources.int(.maxInputs, 1...1024) ?? Defaults.maxInputs
-        maxRegions = try sources.int(.maxRegions, 1...4096) ?? Defaults.maxRegions
-        maxOutputs = try sources.int(.maxOutputs, 1...Defaults.maxOutputs) ?? Defaults.maxOutputs
-        maxDurationSeconds = try sources.double(.maxDurationSeconds, 1...31_622_400)
-        maxWorkerRestarts = try sources.int(.maxWorkerRestarts, 0...1000) ?? Defaults.maxWorkerRestarts
-        workerHangSeconds = try sources.double(.workerHangSeconds, 1...3600) ?? 15
-        outputGiveUpSeconds = try sources.double(.outputGiveUpSeconds, 1...86_400) ?? 60
+        maxTasks = try sources.int(.maxTasks) ?? Defaults.maxTasks
+        maxInputs = try sources.int(.maxInputs) ?? Defaults.maxInputs
+        maxRegions = try sources.int(.maxRegions) ?? Defaults.maxRegions
+        maxOutputs = try sources.int(.maxOutputs) ?? Defaults.maxOutputs
+        maxDurationSeconds = try sources.double(.maxDurationSeconds)
+        maxWorkerRestarts = try sources.int(.maxWorkerRestarts) ?? Defaults.maxWorkerRestarts
+        workerHangSeconds = try sources.double(.workerHangSeconds) ?? Defaults.workerHangSeconds
+        outputGiveUpSeconds = try sources.double(.outputGiveUpSeconds) ?? Defaults.outputGiveUpSeconds
 
-        rtpPortRange = 20000...20999
+        rtpPortRange = Defaults.rtpPorts
         if let found = sources.find(.rtpPorts), let text = try sources.string(.rtpPorts) {
             switch RTPPortRangeSetting.parse(text) {
             case .success(let range): rtpPortRange = range
@@ -132,7 +121,7 @@ public struct ServeSettings: Sendable, Equatable {
             throw sources.invalid(sources.find(.denyHosts)!, error.description)
         }
 
-        let level = try sources.string(.logLevel) ?? "info"
+        let level = try sources.string(.logLevel) ?? Defaults.logLevel
         guard let logLevel = Logger.Level(rawValue: level.lowercased()) else {
             let choices = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
             throw sources.invalid(sources.find(.logLevel)!, "expected one of \(choices), got \"\(level)\"")
@@ -157,7 +146,7 @@ public struct ServeSettings: Sendable, Equatable {
             throw sources.invalid(found, "expected an http:// or https:// URL with a host, got \"\(advertiseURL)\"")
         }
         while advertiseURL.hasSuffix("/") { advertiseURL.removeLast() }
-        nodeTimeoutSeconds = try sources.double(.nodeTimeoutSeconds, 2...3600) ?? 10
+        nodeTimeoutSeconds = try sources.double(.nodeTimeoutSeconds) ?? Defaults.nodeTimeoutSeconds
         storage = try StorageSettingsReader.read(sources, environment: environment)
     }
 

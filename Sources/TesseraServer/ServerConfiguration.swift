@@ -13,11 +13,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Serve the operator console at `/console` (`--console false` turns it off).
     public var console: Bool
 
-    public static let defaultMaxBodyBytes = 1 << 20
-
-    public init(host: String = "127.0.0.1", port: Int = 8080, apiToken: String? = nil,
-                maxBodyBytes: Int = ServerConfiguration.defaultMaxBodyBytes, shutdownSeconds: Double = 10,
-                console: Bool = true) {
+    /// Unset values are `tessera serve`'s defaults (`ServeSettings.Defaults`).
+    public init(host: String = ServeSettings.Defaults.host, port: Int = ServeSettings.Defaults.port, apiToken: String? = nil,
+                maxBodyBytes: Int = ServeSettings.Defaults.maxBodyBytes,
+                shutdownSeconds: Double = ServeSettings.Defaults.shutdownSeconds,
+                console: Bool = ServeSettings.Defaults.console) {
         self.host = host
         self.port = port
         // An empty token would make every `Bearer ` header pass: treat it as no token.

@@ -41,6 +41,18 @@ struct SettingSources {
         try stringFound(setting)?.value
     }
 
+    /// An integer setting, checked against its range in `ServeSetting.bounds`.
+    func int(_ setting: ServeSetting) throws(ServeSettings.Invalid) -> Int? {
+        guard case .integer(let range)? = setting.bounds else { preconditionFailure("\(setting) is not an integer setting") }
+        return try int(setting, range)
+    }
+
+    /// A number setting, checked against its range in `ServeSetting.bounds`.
+    func double(_ setting: ServeSetting) throws(ServeSettings.Invalid) -> Double? {
+        guard case .number(let range)? = setting.bounds else { preconditionFailure("\(setting) is not a number setting") }
+        return try double(setting, range)
+    }
+
     func int(_ setting: ServeSetting, _ range: ClosedRange<Int>) throws(ServeSettings.Invalid) -> Int? {
         guard let found = find(setting) else { return nil }
         let value: Int

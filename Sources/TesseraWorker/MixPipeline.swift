@@ -80,7 +80,7 @@ public final class MixPipeline: @unchecked Sendable {
     /// Held while the upload spool is full (`s3://` outputs skip packets).
     private let outputHold: OutputHold?
 
-    public init(task: ResolvedTask, outputGiveUpSeconds: Double = 60, rtpBindAddress: String? = nil,
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double, rtpBindAddress: String? = nil,
                 outputHold: OutputHold? = nil) {
         self.outputHold = outputHold
         self.task = task

@@ -19,7 +19,13 @@ public final class RelayPipeline: @unchecked Sendable {
     /// Raised when the input or an output changes state.
     let statusChanged = ChangeSignal()
 
-    public init(task: ResolvedTask) { self.task = task }
+    /// How long a dropped output keeps reconnecting before it is `failed` (`--output-give-up-seconds`).
+    private let outputGiveUpSeconds: Double
+
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double) {
+        self.task = task
+        self.outputGiveUpSeconds = outputGiveUpSeconds
+    }
 
     public func requestStop() {
         lock.withLock { stopRequested = true }
@@ -37,7 +43,8 @@ public final class RelayPipeline: @unchecked Sendable {
         let session: RelaySession
         do {
             session = try RelaySession(source: source, loop: input.loop, realtime: task.pace == .realtime,
-                                       audio: task.audio, outputs: task.outputs, stateChanged: statusChanged)
+                                       audio: task.audio, outputs: task.outputs, giveUpSeconds: outputGiveUpSeconds,
+                                       stateChanged: statusChanged)
         } catch {
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }

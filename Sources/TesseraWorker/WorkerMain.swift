@@ -23,7 +23,7 @@ public enum WorkerMain {
 
         let task = start.plan
         let hold = OutputHold()
-        let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task)
+        let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds)
             : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, rtpBindAddress: start.rtpBindAddress,
                           outputHold: hold)
         if let mix = pipeline as? MixPipeline {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import TesseraCore
 import TesseraMedia
+import TesseraServer
 import TesseraWorker
 
 struct MixCommand: ParsableCommand {
@@ -38,7 +39,8 @@ struct MixCommand: ParsableCommand {
             try runRelay(resolved)
             return
         }
-        let pipeline = MixPipeline(task: resolved)
+        // `tessera mix` writes files, which never reconnect: the give-up is `serve`'s default, unused.
+        let pipeline = MixPipeline(task: resolved, outputGiveUpSeconds: ServeSettings.Defaults.outputGiveUpSeconds)
         let signals = SignalCancellation { pipeline.cancel() }
         defer { signals.restore() }
         let reporter = ProgressReporter(interactive: StandardError.isTerminal)
@@ -62,7 +64,7 @@ struct MixCommand: ParsableCommand {
 extension MixCommand {
     /// `mode: relay` offline: the input copied into the outputs without re-encoding its video.
     private func runRelay(_ task: ResolvedTask) throws {
-        let relay = RelayPipeline(task: task)
+        let relay = RelayPipeline(task: task, outputGiveUpSeconds: ServeSettings.Defaults.outputGiveUpSeconds)
         let signals = SignalCancellation { relay.cancel() }
         defer { signals.restore() }
         do {

@@ -32,7 +32,8 @@ import TesseraMedia
         let hls = HLSSettings(playlist: folder + "/abr/show.m3u8", overHTTP: false, segmentSeconds: 1)
         let outputs = [ResolvedOutput(url: "abr/show.m3u8", kind: .hls(hls)),
                        ResolvedOutput(url: "small.mp4", kind: .file(path: folder + "/small.mp4", container: .mp4), rendition: 2)]
-        let set = try OutputSet(outputs: outputs, video: Self.video, audio: Self.audio, interrupt: InterruptFlag())
+        let set = try OutputSet(outputs: outputs, video: Self.video, audio: Self.audio, interrupt: InterruptFlag(),
+                                live: false, giveUpSeconds: 60)
         let tone = UnsafeMutablePointer<Float>.allocate(capacity: 1600)
         defer { tone.deallocate() }
         for index in 0..<1600 { tone[index] = sinf(Float(index) * 0.05) * 0.1 }

@@ -13,7 +13,7 @@ struct TestServer {
     var configuration = ServerConfiguration()
     var support = APISupport()
 
-    init(apiToken: String? = nil, maxBodyBytes: Int = ServerConfiguration.defaultMaxBodyBytes) {
+    init(apiToken: String? = nil, maxBodyBytes: Int = ServeSettings.Defaults.maxBodyBytes) {
         configuration = ServerConfiguration(host: "127.0.0.1", port: 0, apiToken: apiToken, maxBodyBytes: maxBodyBytes)
     }
 

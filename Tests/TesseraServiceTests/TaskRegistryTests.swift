@@ -31,7 +31,8 @@ import TesseraWorkerProtocol
         var configuration = RegistryConfiguration(
             mediaRoot: directory.path, outputDirectory: directory.path, maxTasks: 4, workerExecutable: "/nonexistent",
             logLevel: "error", udpPorts: UDPPortChecker(firstBusy: { _, _ in nil }, isLocalAddress: { _ in true }),
-            maxWorkerRestarts: maxRestarts, workerHangSeconds: hangSeconds)
+            maxWorkerRestarts: maxRestarts, workerHangSeconds: hangSeconds, outputGiveUpSeconds: 60,
+            rtpPortRange: 20000...20999, rtpAnnounceAddress: "127.0.0.1")
         configuration.workerLauncher = launcher
         return Fixture(registry: TaskRegistry(configuration: configuration, store: store), store: store, launcher: launcher)
     }

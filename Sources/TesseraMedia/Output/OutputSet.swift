@@ -76,7 +76,7 @@ public final class OutputSet {
     /// Opens every output (and the encoders they need). On failure, closes and removes whatever
     /// it had opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
-                interrupt: InterruptFlag, live: Bool = false, giveUpSeconds: Double = 60,
+                interrupt: InterruptFlag, live: Bool, giveUpSeconds: Double,
                 retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) throws {
         self.interrupt = interrupt
         self.hold = hold

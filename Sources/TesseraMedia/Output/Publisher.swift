@@ -79,7 +79,7 @@ public final class Publisher: @unchecked Sendable {
     /// `joinsMidStream`: added to a running task, so packets before the next keyframe are skipped;
     /// an output there from the start takes everything (the encoder's first frame is a keyframe).
     public init(output: ResolvedOutput, streams: [StreamDescription], startOffsetMicroseconds: Int64,
-                giveUpSeconds: Double = 60, capacity: Int = 300, joinsMidStream: Bool = false,
+                giveUpSeconds: Double, capacity: Int = 300, joinsMidStream: Bool = false,
                 stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) {
         self.output = output
         self.hold = output.upload == nil ? nil : hold

@@ -13,7 +13,7 @@ public struct ClusterConfiguration: Sendable, Equatable {
     /// Seconds between two rounds of the control loop.
     public var reconcileIntervalSeconds: Double
 
-    public init(nodeId: String, advertiseURL: String, nodeTimeoutSeconds: Double = 10, capacity: Int, shared: Bool,
+    public init(nodeId: String, advertiseURL: String, nodeTimeoutSeconds: Double, capacity: Int, shared: Bool,
                 reconcileIntervalSeconds: Double = 1) {
         self.nodeId = nodeId; self.advertiseURL = advertiseURL; self.nodeTimeoutSeconds = nodeTimeoutSeconds
         self.capacity = capacity; self.shared = shared; self.reconcileIntervalSeconds = reconcileIntervalSeconds

@@ -47,8 +47,8 @@ public struct RegistryConfiguration: Sendable {
 
     public init(mediaRoot: String, outputDirectory: String, maxTasks: Int, workerExecutable: String, logLevel: String,
                 udpPorts: UDPPortChecker,
-                maxWorkerRestarts: Int = 2, workerHangSeconds: Double = 15, outputGiveUpSeconds: Double = 60,
-                rtpPortRange: ClosedRange<Int> = 20000...20999, rtpAnnounceAddress: String = "127.0.0.1") {
+                maxWorkerRestarts: Int, workerHangSeconds: Double, outputGiveUpSeconds: Double,
+                rtpPortRange: ClosedRange<Int>, rtpAnnounceAddress: String) {
         self.udpPorts = udpPorts
         self.rtpPortRange = rtpPortRange; self.rtpAnnounceAddress = rtpAnnounceAddress
         self.outputGiveUpSeconds = outputGiveUpSeconds
