@@ -3,11 +3,13 @@ import ServiceLifecycle
 import TesseraService
 import UnixSignals
 
-/// Runs the service until SIGTERM or SIGINT (`gracefulShutdownSignals`): the HTTP server, the
-/// task shutdown and the `background` services (the cluster's control loop, which stops first) in
-/// one `ServiceGroup`. On a signal the tasks end first (bounded by `shutdownSeconds`), then the
-/// HTTP server stops, and this returns normally (so the process exits 0). Throws when the server
-/// cannot start (address in use, say).
+/// Runs the service until SIGTERM or SIGINT (`gracefulShutdownSignals`): the `lastToStop`
+/// services (webhook deliveries), the HTTP server, the task shutdown and the `background`
+/// services (the cluster's control loop, the hang watchdog, which stop first) in one
+/// `ServiceGroup`, which stops them in the reverse order. On a signal the tasks end first
+/// (bounded by `shutdownSeconds`), then the HTTP server stops, then the deliveries, and this
+/// returns normally (so the process exits 0). Throws when the server cannot start (address in
+/// use, say).
 ///
 /// A signal goes to the whole process, so an in-process test that stops this server by one must
 /// use a signal nothing else in the process shuts down on: Hummingbird's live test servers stop
@@ -19,6 +21,7 @@ public func runTesseraServer(
     metrics: TesseraMetrics = .bootstrapped,
     support: APISupport = APISupport(),
     background: [any Service] = [],
+    lastToStop: [any Service] = [],
     gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
     onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
 ) async throws {
@@ -26,7 +29,7 @@ public func runTesseraServer(
                                      support: support, onListening: onListening)
     let shutdown = TaskShutdownService(service: service, deadlineSeconds: configuration.shutdownSeconds, logger: logger)
     var groupConfiguration = ServiceGroupConfiguration(
-        services: [
+        services: lastToStop.map { .init(service: $0) } + [
             .init(service: app),
             .init(service: shutdown),
         ] + background.map { .init(service: $0) },

@@ -137,7 +137,8 @@ struct ServeCommand: AsyncParsableCommand {
             try await runTesseraServer(service: cluster, configuration: settings.server, logger: logger,
                                        support: APISupport(validationOptions: registryConfiguration.validationOptions,
                                                            store: taskStore, nodeId: settings.nodeId),
-                                       background: [ClusterLoopService(cluster: cluster)])
+                                       background: [ClusterLoopService(cluster: cluster), WatchdogService(registry: registry)],
+                                       lastToStop: [WebhookDeliveryService(notifier: registry.webhookNotifier)])
             await peers.shutdown()
             await taskStore.close()
         } catch {

@@ -48,6 +48,21 @@ import Testing
         #expect(notifier.deliveryCounts == WebhookDeliveryCounts(delivered: 7))
     }
 
+    /// Under `tessera serve` the delivery loops are children of the service group's runner, and
+    /// the runner ends when it is cancelled.
+    @Test func deliveriesRunInsideTheRunnerUntilItIsCancelled() async {
+        let transport = ScriptedWebhookTransport()
+        let notifier = Self.notifier(transport)
+        let runner = Task { await notifier.runDeliveries() }
+        #expect(await eventually { notifier.hasDeliveryRunner })
+        let webhook = notifier.makeWebhook(taskId: "room", url: Self.url)
+        for status in Self.life { webhook.observe(status) }
+        #expect(await eventually { notifier.deliveryCounts.delivered == 7 })
+        runner.cancel()
+        await runner.value
+        #expect(!notifier.hasDeliveryRunner)
+    }
+
     @Test(arguments: [nil, ""])
     func withoutASecretEventsGoUnsigned(secret: String?) async {
         let transport = ScriptedWebhookTransport()

@@ -21,6 +21,9 @@ final class ManagedTask: @unchecked Sendable {
     private(set) var storedDocument: JSONValue
     /// The resolved plan in force, with the outputs' own file names.
     private var plan: ResolvedTask
+    /// The plan in force, as validated when the task started or was last updated (an update
+    /// compares against it instead of validating the running document again).
+    var planInForce: ResolvedTask { lock.withLock { plan } }
     private var files: OutputFiles
     /// The lease generation this node holds the task at.
     let generation: Int64

@@ -15,7 +15,6 @@ public actor TaskRegistry {
     /// Ids a `POST` here is recording and starting (`create`): the only path that launches them.
     private var creating: Set<String> = []
     private var shuttingDown = false
-    private var watchdog: Task<Void, Never>?
     /// Posts every task's state changes to its `callbackUrl` (see `TaskRegistry+Webhooks.swift`).
     let webhooks: WebhookNotifier
     private let rtp: RTPAllocations
@@ -42,6 +41,9 @@ public actor TaskRegistry {
         public var taskId: String
         /// As accepted, with the defaults this server fixed (generated id, longest duration).
         public var document: JSONValue
+        /// The document validated (with this node's limits and deny-list): the plan the task
+        /// starts with, unless RTP ports are allocated into it (then their SDPs are checked too).
+        var plan: ResolvedTask
     }
 
     private var validationOptions: ValidationOptions { configuration.validationOptions }
@@ -70,7 +72,7 @@ public actor TaskRegistry {
         }
         if resolved.mode == .relay { try await checkRelayCodecs(resolved) }
         try await BucketCheck.check(resolved, storage: configuration.storage, kind: .invalidTask)
-        return PreparedTask(taskId: resolved.taskId, document: document)
+        return PreparedTask(taskId: resolved.taskId, document: document, plan: resolved)
     }
 
     /// Whether this node can take one more task.
@@ -120,7 +122,8 @@ public actor TaskRegistry {
         // 1 for a new id; one past the old run's when a stopped task of this id was replaced.
         let generation = record?.generation ?? 1
         do {
-            let task = try await launch(id: id, stored: prepared.document, generation: generation, history: ManagedTask.History())
+            let task = try await launch(id: id, stored: prepared.document, generation: generation, history: ManagedTask.History(),
+                                        validated: prepared.plan)
             await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
             return task.status
         } catch {
@@ -163,7 +166,10 @@ public actor TaskRegistry {
 
     /// Resolves RTP allocations, validates with this node's limits and starts the worker.
     @discardableResult
-    private func launch(id: String, stored: JSONValue, generation: Int64, history: ManagedTask.History) async throws -> ManagedTask {
+    /// `validated`: the plan of `stored` as `prepare` found it (a `POST`), so the document is
+    /// validated once; nil when the task comes back from the store (a restart, a move).
+    private func launch(id: String, stored: JSONValue, generation: Int64, history: ManagedTask.History,
+                        validated: ResolvedTask? = nil) async throws -> ManagedTask {
         guard case .object(var fields) = stored else { throw ServiceError.invalidState("task has no document") }
         if let existing = tasks[id] {
             guard existing.isFinal else { throw ServiceError.taskExists(id) }
@@ -173,10 +179,13 @@ public actor TaskRegistry {
         // Resolved and recorded with no suspension between, so two starts never get one port.
         let (inputs, allocations) = try rtp.resolve(inputs: fields["inputs"] ?? .null, taskId: id, knownSDPs: [])
         rtp.commit(taskId: id, allocations)
+        // Allocated ports rewrite `rtp.allocate` inputs into SDP inputs: a document that changed
+        // is validated again; one that did not is the plan `prepare` validated.
+        let rewritten = fields["inputs"] != nil && fields["inputs"] != inputs
         if fields["inputs"] != nil { fields["inputs"] = inputs }
         let task: ManagedTask
         do {
-            let resolved = try await validate(.object(fields), kind: .invalidTask)
+            let resolved = if let validated, !rewritten { validated } else { try await validate(.object(fields), kind: .invalidTask) }
             task = ManagedTask(id: id, document: .object(fields), storedDocument: stored, plan: resolved,
                                generation: generation, history: history, configuration: configuration, webhooks: webhooks)
             task.setRTP(allocations.mapValues(\.status))
@@ -193,7 +202,6 @@ public actor TaskRegistry {
             logger.error("cannot start a worker", metadata: ["task_id": .string(id), "error": "\(error)"])
             throw ServiceError(.internalError, message: "cannot start a worker process for the task")
         }
-        startWatchdog()
         return task
     }
 
@@ -229,7 +237,7 @@ public actor TaskRegistry {
         for (key, value) in changes where key != "sequence" {
             if case .null = value { merged[key] = nil; stored[key] = nil } else { merged[key] = value; stored[key] = value }
         }
-        let before = try await validate(task.document, kind: .invalidUpdate)
+        let before = task.planInForce
         let after = try await validate(.object(merged), kind: .invalidUpdate)
         if (before.video == nil) != (after.video == nil) {
             throw ServiceError(.invalidUpdate,
@@ -362,7 +370,6 @@ public actor TaskRegistry {
     /// `seconds`; `cause` says what the store keeps (resume on the next start, or moved).
     public func stopAll(cause: TaskSupervision.StopCause, deadlineSeconds seconds: Double) async {
         shuttingDown = true
-        watchdog?.cancel()
         let running = tasks.values.filter { !$0.isFinal }
         await withTaskGroup(of: Void.self) { group in
             for task in running {
@@ -424,16 +431,20 @@ public actor TaskRegistry {
         try await BlockingWork.run { try CodecProbe.check(task, executable: executable) }
     }
 
-    /// Kills workers that stopped reporting (a hang inside FFmpeg); they are then restarted or failed.
-    private func startWatchdog() {
-        guard watchdog == nil else { return }
-        watchdog = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(2))
-                await self?.checkHangs()
-            }
+    /// Kills workers that stopped reporting (a hang inside FFmpeg), every 2 s until cancelled;
+    /// they are then restarted or failed. Run by the service group (`WatchdogService`).
+    public func runWatchdog() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(Self.watchdogIntervalSeconds))
+            // While every task stops (shutdown), a slow stop is the stop's own timeout's business.
+            if !shuttingDown { checkHangs() }
         }
     }
+
+    static let watchdogIntervalSeconds = 2.0
+
+    /// The webhooks of this node's tasks (their deliveries run in the service group).
+    public nonisolated var webhookNotifier: WebhookNotifier { webhooks }
 
     /// `package` so the registry's tests can run one check without waiting for the watchdog.
     package func checkHangs() {

@@ -5,9 +5,9 @@ import TesseraWorkerProtocol
 /// them to its `callbackUrl` one at a time, in order.
 ///
 /// Threads: `observe` is called from the registry and from the worker's event thread; it only
-/// diffs and queues (under `lock`) and never waits for the network. The delivery loop is a task
-/// of its own that runs while the queue has events and ends when it is empty; it is unstructured
-/// because its callers are plain threads, and it holds this object until it ends.
+/// diffs and queues (under `lock`) and never waits for the network. The delivery loop runs while
+/// the queue has events and ends when it is empty, as a child of the notifier's delivery service
+/// (`WebhookNotifier.startLoop`); it holds this object until it ends.
 public final class TaskWebhook: @unchecked Sendable {
     let taskId: String
     let url: URL
@@ -46,7 +46,7 @@ public final class TaskWebhook: @unchecked Sendable {
             }
             guard !delivering, !queue.isEmpty else { return }
             delivering = true
-            Task { await self.deliverQueued() }
+            notifier.startLoop { await self.deliverQueued() }
         }
     }
 

@@ -8,7 +8,10 @@ import Metrics
 /// or the API: nothing on those paths waits for a delivery.
 ///
 /// Threads: `makeWebhook` and the counters from any thread (guarded by `lock`); deliveries run on
-/// Swift's cooperative pool and suspend while a POST or a back-off is in progress.
+/// Swift's cooperative pool and suspend while a POST or a back-off is in progress. Under `tessera
+/// serve` they are child tasks of `runDeliveries`, which the service group runs (the
+/// `WebhookDeliveryService`); a notifier nobody runs (a test, an embedding) starts each delivery
+/// loop as a task of its own.
 public final class WebhookNotifier: @unchecked Sendable {
     /// Key of the HMAC-SHA256 `X-Tessera-Signature`; nil sends events unsigned.
     let secret: String?
@@ -23,6 +26,10 @@ public final class WebhookNotifier: @unchecked Sendable {
     private var outstanding = 0
     /// `drain` callers waiting for `outstanding` to reach 0.
     private var drainWaiters: [@Sendable () -> Void] = []
+    /// Delivery loops for `runDeliveries` to run, while it runs.
+    private let loops: AsyncStream<@Sendable () async -> Void>
+    private let loopsContinuation: AsyncStream<@Sendable () async -> Void>.Continuation
+    private var runnerAttached = false
 
     public init(secret: String?, transport: any WebhookTransport = HTTPClientWebhookTransport.shared,
                 policy: WebhookRetryPolicy = WebhookRetryPolicy(), queueCapacity: Int = 256) {
@@ -31,6 +38,29 @@ public final class WebhookNotifier: @unchecked Sendable {
         self.transport = transport
         self.policy = policy
         self.queueCapacity = queueCapacity
+        (loops, loopsContinuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+    }
+
+    /// Runs every task's delivery loop as a child task until cancelled (graceful shutdown comes
+    /// after the tasks' drain: see `WebhookDeliveryService`).
+    public func runDeliveries() async {
+        lock.withLock { runnerAttached = true }
+        defer { lock.withLock { runnerAttached = false } }
+        await withDiscardingTaskGroup { group in
+            for await loop in loops { group.addTask { await loop() } }
+        }
+    }
+
+    /// Whether `runDeliveries` is running (the loops are its children).
+    public var hasDeliveryRunner: Bool { lock.withLock { runnerAttached } }
+
+    /// Starts a task's delivery loop: in `runDeliveries`' group, or on its own without a runner.
+    func startLoop(_ loop: @escaping @Sendable () async -> Void) {
+        if lock.withLock({ runnerAttached }) {
+            loopsContinuation.yield(loop)
+        } else {
+            Task { await loop() }
+        }
     }
 
     /// The webhook of one task posting to `url`.

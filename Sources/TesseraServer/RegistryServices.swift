@@ -1,0 +1,26 @@
+import ServiceLifecycle
+import TesseraService
+
+/// Kills hung workers (`TaskRegistry.runWatchdog`) beside the HTTP server, until graceful shutdown.
+public struct WatchdogService: Service {
+    let registry: TaskRegistry
+
+    public init(registry: TaskRegistry) { self.registry = registry }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await registry.runWatchdog() }
+    }
+}
+
+/// Runs every task's webhook deliveries as child tasks (`WebhookNotifier.runDeliveries`). It is
+/// the first service of the group, so the last to stop: a graceful shutdown ends the tasks (and
+/// waits for their last events) before it stops delivering.
+public struct WebhookDeliveryService: Service {
+    let notifier: WebhookNotifier
+
+    public init(notifier: WebhookNotifier) { self.notifier = notifier }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown { await notifier.runDeliveries() }
+    }
+}
