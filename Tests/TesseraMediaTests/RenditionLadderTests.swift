@@ -41,7 +41,8 @@ import TesseraMedia
             let canvas = YUVImage(width: 640, height: 360)
             canvas.fill(PixelRect(x: 0, y: 0, width: 640, height: 360), with: .black)
             canvas.fill(PixelRect(x: 320 + (frame * 4) % 300, y: 0, width: 20, height: 360), with: YUVColor(y: 200, u: 128, v: 128))
-            try set.writeVideo(canvas, frameIndex: Int64(frame))
+            // Frame 11 is one the 15 fps rendition skips: it carries the message on frame 12.
+            try set.writeVideo(canvas, frameIndex: Int64(frame), sei: frame == 11 ? [Self.sei] : [])
             try set.writeAudio([tone, tone], count: 1600, position: Int64(frame) * 1600)
         }
         #expect(set.encodes == ["h264-high", "h264-high-r1-480x270", "h264-high-r2-320x180", "aac"])
@@ -60,5 +61,23 @@ import TesseraMedia
             #expect(text.hasSuffix("#EXT-X-ENDLIST\n"))
         }
         #expect(try Self.probe(folder + "/small.mp4") == "320,180,15/1,30")
+        // The SEI message is in every variant and in the rendition's recording, once each.
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/abr")
+        for index in 0..<3 {
+            let variant = files.filter { $0.hasPrefix("show_r\(index)_") }
+                .compactMap { FileManager.default.contents(atPath: folder + "/abr/" + $0) }
+            #expect(variant.map { Self.count(Self.marker, in: $0) }.reduce(0, +) == 1, "rendition \(index)")
+        }
+        #expect(Self.count(Self.marker, in: try Data(contentsOf: URL(fileURLWithPath: folder + "/small.mp4"))) == 1)
+    }
+
+    static let marker = Array("tessera-ladder-sei".utf8)
+    /// user_data_unregistered: a 16-byte UUID, then the text.
+    static let sei = SEIMessage(payloadType: SEIMessage.unregisteredUserData, payload: Array(repeating: 0x42, count: 16) + marker)
+
+    static func count(_ needle: [UInt8], in data: Data) -> Int {
+        let bytes = [UInt8](data)
+        guard bytes.count >= needle.count else { return 0 }
+        return (0...(bytes.count - needle.count)).filter { bytes[$0] == needle[0] && Array(bytes[$0..<($0 + needle.count)]) == needle }.count
     }
 }

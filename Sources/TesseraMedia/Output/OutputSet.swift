@@ -39,7 +39,9 @@ public final class OutputSet {
     /// Codec headers out of band (in extradata) for every encode: live outputs may be added later,
     /// RTMP (FLV) among them. RTP puts H.264's parameter sets back in front of each keyframe.
     private let globalHeader: Bool
-    private let seiWriter = SEIPacketWriter()
+    /// The task's SEI for each H.264 encode of the composite: the main size and every rendition
+    /// (an HLS ladder's variants and a rendition's recording carry what the main stream does).
+    private var seiWriters: [VideoEncodeFormat: SEIPacketWriter] = [:]
     private let keyframes: KeyframeRequests
     /// Composite frames between frames every rendition encodes (`VideoSettings.ladderFrameStep`).
     private let ladderFrameStep: Int64
@@ -369,11 +371,12 @@ public final class OutputSet {
     // MARK: Encoding
 
     /// Encodes the composite picture for frame `index` (time `index / fps`) once per format and
-    /// writes it everywhere, with `sei` in the main encode's access unit. Each rendition scales
-    /// the composite to its size and takes every `frameStep`-th frame (its pts in its own 1/fps).
+    /// writes it everywhere, with `sei` in the access unit of the main encode and of every
+    /// rendition. Each rendition scales the composite to its size and takes every `frameStep`-th
+    /// frame (its pts in its own 1/fps); one that skips this frame carries `sei` on its next.
     public func writeVideo(_ picture: YUVImage, frameIndex: Int64, sei: [SEIMessage] = []) throws {
         for case (_, .raw(let writer)) in destinations { try writer.write(picture) }
-        if let mainVideoFormat, videoEncoders[mainVideoFormat] != nil { seiWriter.schedule(sei, frameIndex: frameIndex) }
+        if !sei.isEmpty { scheduleSEI(sei, frameIndex: frameIndex) }
         let onLadderFrame = frameIndex % ladderFrameStep == 0
         for (format, encoder) in videoEncoders {
             let inLadder = keyframes.isLadder(format)
@@ -394,6 +397,27 @@ public final class OutputSet {
             try encoder.encode(picture: frame, pts: pts, forceKeyframe: forced) { packet in
                 try distributeVideo(packet, format: format)
             }
+        }
+    }
+
+    /// Schedules `sei` on the picture each H.264 encode of the composite makes from frame
+    /// `frameIndex` or, for a rendition at a lower rate that skips it, on its next one.
+    private func scheduleSEI(_ sei: [SEIMessage], frameIndex: Int64) {
+        for format in videoEncoders.keys {
+            let step: Int64
+            switch format {
+            case .rendition(let index):
+                guard let videoSettings else { continue }
+                step = Int64(videoSettings.ladder[index].frameStep)
+            case _ where format == mainVideoFormat:
+                step = 1
+            default:
+                // RTP outputs' own encodes (constrained baseline, VP8) carry no SEI.
+                continue
+            }
+            let writer = seiWriters[format] ?? SEIPacketWriter()
+            seiWriters[format] = writer
+            writer.schedule(sei, frameIndex: (frameIndex + step - 1) / step)
         }
     }
 
@@ -470,8 +494,7 @@ public final class OutputSet {
 
     private func distributeVideo(_ packet: Packet, format: VideoEncodeFormat) throws {
         encodedBytes += Int64(packet.pointer.pointee.size)
-        let isMain = format == mainVideoFormat
-        let packet = isMain ? try seiWriter.apply(to: packet) : packet
+        let packet = try seiWriters[format]?.apply(to: packet) ?? packet
         let rendition = renditionNumber(of: format)
         for (output, destination) in destinations {
             switch destination {
