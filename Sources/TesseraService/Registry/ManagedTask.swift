@@ -51,6 +51,8 @@ final class ManagedTask: @unchecked Sendable {
     private var nextRequestId = 0
     private var snapshotWaiters: [Int: (Result<Data, ServiceError>) -> Void] = [:]
     private var exitWaiters: [() -> Void] = []
+    /// `waitUntilRTPInputsReady` callers, told when every RTP input is bound or the task ends.
+    private var rtpReadyWaiters: [@Sendable () -> Void] = []
     /// Posts this task's state changes to its `callbackUrl`; nil without one.
     private let webhook: TaskWebhook?
     /// Two threads may publish at once: taking the status and queueing its events under one lock
@@ -259,16 +261,25 @@ final class ManagedTask: @unchecked Sendable {
     /// `ready`), the task ends, or `timeoutSeconds` pass: an SFU told to forward right after the
     /// answer must not lose its first packets (a keyframe among them) to a port nobody holds yet.
     func waitUntilRTPInputsReady(timeoutSeconds: Double) async {
-        let deadline = MonotonicClock.seconds + timeoutSeconds
-        while MonotonicClock.seconds < deadline {
-            let done = lock.withLock {
-                supervision.isFinal || workerStatus.inputs.allSatisfy { input in
-                    !rtpInputIds.contains(input.id) || input.ready == true
-                }
+        _ = await SignalWait.first(within: timeoutSeconds, orElse: false) { ready in
+            lock.withLock {
+                if rtpInputsReadyOrEnded { return true }
+                rtpReadyWaiters.append { ready(true) }
+                return nil
             }
-            if done { return }
-            try? await Task.sleep(nanoseconds: 5_000_000)
         }
+    }
+
+    /// Under `lock`.
+    private var rtpInputsReadyOrEnded: Bool {
+        supervision.isFinal || workerStatus.inputs.allSatisfy { input in !rtpInputIds.contains(input.id) || input.ready == true }
+    }
+
+    /// Under `lock`: the RTP waiters to tell now (every input bound, or the task ended).
+    private func takeRTPReadyWaiters() -> [@Sendable () -> Void] {
+        guard !rtpReadyWaiters.isEmpty, rtpInputsReadyOrEnded else { return [] }
+        defer { rtpReadyWaiters.removeAll() }
+        return rtpReadyWaiters
     }
 
     var status: TaskStatus {
@@ -336,7 +347,10 @@ final class ManagedTask: @unchecked Sendable {
     private func received(_ event: WorkerEvent) {
         var snapshotReply: ((Result<Data, ServiceError>) -> Void)?
         var reply: Result<Data, ServiceError>?
+        var rtpReady: [@Sendable () -> Void] = []
+        defer { rtpReady.forEach { $0() } }
         lock.withLock {
+            defer { rtpReady = takeRTPReadyWaiters() }
             hangWatch.heard(at: MonotonicClock.seconds)
             switch event.type {
             case .status, .exit:
@@ -376,7 +390,7 @@ final class ManagedTask: @unchecked Sendable {
                 workerStatus.state = .starting
             }
             if supervision.isFinal {
-                waiters = exitWaiters
+                waiters = exitWaiters + takeRTPReadyWaiters()
                 exitWaiters.removeAll()
             }
             return action
@@ -400,7 +414,7 @@ final class ManagedTask: @unchecked Sendable {
             var waiters: [() -> Void] = []
             lock.withLock {
                 supervision.restartFailed("cannot restart the worker: \(error)")
-                waiters = exitWaiters
+                waiters = exitWaiters + takeRTPReadyWaiters()
                 exitWaiters.removeAll()
             }
             publishStatus()
