@@ -240,6 +240,11 @@ def test_the_store_paused_under_running_tasks_stops_no_stream(tmp_path, media, c
             assert r.status == 200 and r.json.get("partial"), r.body
             assert sorted(t["taskId"] for t in r.json["tasks"]) == names, r.body
             assert all(t["state"] == "running" for t in r.json["tasks"]), r.body
+            # Its picture, and an SEI message (it changes nothing stored), through the same node.
+            r = a.get(f"/v1/tasks/{remote}/snapshot.png", timeout=10)
+            assert r.status == 200 and r.body[:8] == b"\x89PNG\r\n\x1a\n", (r.status, r.body[:200])
+            r = a.post(f"/v1/tasks/{remote}/sei", {"payload": "during the outage"}, timeout=10)
+            assert r.status == 202 and r.json["taskId"] == remote, (r.status, r.body)
             # Writes: 503 at once, with Retry-After.
             for method, path, body in [("PATCH", f"/v1/tasks/{remote}", {"sequence": 1}), ("DELETE", f"/v1/tasks/{remote}", None),
                                        ("POST", "/v1/tasks", side_by_side("po9", clips.red, clips.blue, []))]:

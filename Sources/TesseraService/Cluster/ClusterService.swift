@@ -204,6 +204,11 @@ public actor ClusterService: TaskService {
 
     public func snapshot(_ taskId: String) async throws -> Data {
         if await registry.localStatus(taskId) != nil { return try await registry.snapshot(taskId) }
+        // Store down: a read like the status, answered by whichever reachable node runs the task.
+        if outage.storeDown {
+            if ForwardedRequest.fromNode != nil { throw ServiceError.taskNotFound(taskId) }
+            return try await reachable(taskId, PeerRequest(method: "GET", path: Self.path(taskId) + "/snapshot.png")).body
+        }
         let record = try await record(taskId)
         guard record.desired == .running, let owner = try await liveOwner(record) else {
             throw ServiceError.invalidState("task \"\(taskId)\" is not running")
@@ -214,13 +219,22 @@ public actor ClusterService: TaskService {
     }
 
     /// Runs on the node that runs the task, like `PATCH`; refused on a stopped one.
+    /// Store down: the message changes nothing the store holds, so it goes to whichever
+    /// reachable node runs the task (the others refuse it without acting).
     public func injectSEI(_ taskId: String, _ body: Data) async throws -> SEIAccepted {
         if await registry.localStatus(taskId) != nil { return try await registry.injectSEI(taskId, body) }
-        let record = try await record(taskId)
-        guard record.desired == .running, let owner = try await liveOwner(record) else {
-            throw ServiceError.invalidState("task \"\(taskId)\" is not running")
+        let request = PeerRequest(method: "POST", path: Self.path(taskId) + "/sei", body: body)
+        let response: PeerResponse
+        if outage.storeDown {
+            if ForwardedRequest.fromNode != nil { throw ServiceError.taskNotFound(taskId) }
+            response = try await reachable(taskId, request)
+        } else {
+            let record = try await record(taskId)
+            guard record.desired == .running, let owner = try await liveOwner(record) else {
+                throw ServiceError.invalidState("task \"\(taskId)\" is not running")
+            }
+            response = try await send(request, to: owner)
         }
-        let response = try await send(PeerRequest(method: "POST", path: Self.path(taskId) + "/sei", body: body), to: owner)
         guard (200..<300).contains(response.status) else { throw response.serviceError }
         do { return try JSONDecoder().decode(SEIAccepted.self, from: response.body) } catch {
             throw ServiceError(.peerError, message: "a node answered an SEI request unreadably")
@@ -514,19 +528,25 @@ public actor ClusterService: TaskService {
 
     /// Store down: the task's node, whichever reachable node that is, answers with its live status.
     private func reachableStatus(_ taskId: String) async throws -> TaskStatus {
+        try decodeStatus(try await reachable(taskId, PeerRequest(method: "GET", path: Self.path(taskId))))
+    }
+
+    /// Store down: `request` (about a task this node does not run) to every node this one
+    /// reaches, with short timeouts; the first success is the answer of the node that runs it
+    /// (the others answer 404 without acting: a forwarded request is never passed on).
+    private func reachable(_ taskId: String, _ request: PeerRequest) async throws -> PeerResponse {
         let peers = self.peers
-        let timeout = max(1, outage.probeTimeoutSeconds * 2)
+        var request = request
+        request.timeoutSeconds = max(1, outage.probeTimeoutSeconds * 2)
         let targets = outage.peers.filter { outage.answered($0.key, at: now) }
-        let found = await withTaskGroup(of: TaskStatus?.self) { group -> TaskStatus? in
+        let found = await withTaskGroup(of: PeerResponse?.self) { group -> PeerResponse? in
             for url in targets.values {
-                group.addTask {
-                    guard let response = try? await peers.send(PeerRequest(method: "GET", path: Self.path(taskId), timeoutSeconds: timeout),
-                                                               to: url),
-                          response.status == 200 else { return nil }
-                    return try? JSONDecoder().decode(TaskStatus.self, from: response.body)
+                group.addTask { [request] in
+                    guard let response = try? await peers.send(request, to: url), (200..<300).contains(response.status) else { return nil }
+                    return response
                 }
             }
-            for await status in group { if let status { group.cancelAll(); return status } }
+            for await response in group { if let response { group.cancelAll(); return response } }
             return nil
         }
         if let found { return found }
