@@ -17,6 +17,8 @@ final class HLSLadderMirror: ObjectUploader {
     private let masterPath: String
     private let client: S3Client
     private var sentMaster: Data?
+    /// The master file as last read is the one in the store.
+    private var masterCurrent = false
     private var masterBytes: Int64 = 0
     private var masterFailure: String?
     private var finished = false
@@ -46,7 +48,7 @@ final class HLSLadderMirror: ObjectUploader {
             status.reason = masterFailure
         } else if statuses.contains(where: { $0.state == .failed }) {
             status.state = .failed
-        } else if finished, sentMaster != nil, statuses.allSatisfy({ $0.state == .uploaded }) {
+        } else if finished, masterCurrent, failures == 0, statuses.allSatisfy({ $0.state == .uploaded }) {
             status.state = .uploaded
             status.waitingBytes = 0
         } else if status.reason == nil, failures > 0 {
@@ -81,10 +83,13 @@ final class HLSLadderMirror: ObjectUploader {
         if outcome == .progressed { return .progressed }
         guard variants.allSatisfy(\.hasSentPlaylist) else { return outcome }
         if let retryAt, now < retryAt { return .waiting }
-        guard let master = FileManager.default.contents(atPath: masterPath), master != sentMaster else { return outcome }
+        guard let master = FileManager.default.contents(atPath: masterPath) else { return outcome }
+        masterCurrent = master == sentMaster
+        if masterCurrent { return outcome }
         do {
             try client.putObject(bucket, key: masterKey, body: master, contentType: "application/vnd.apple.mpegurl")
             sentMaster = master
+            masterCurrent = true
             masterBytes = Int64(master.count)
             failures = 0
             retryAt = nil

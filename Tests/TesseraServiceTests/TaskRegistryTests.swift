@@ -95,10 +95,17 @@ import TesseraWorkerProtocol
         try await Self.start(fixture)
         let accepted = try await fixture.registry.update("t1", Data(#"{"sequence": 5}"#.utf8))
         #expect(accepted.sequence == 5)
+        let before = try await fixture.store.task("t1")?.document
+        // An older sequence carrying a change: refused, and neither the store nor the worker sees it.
+        await #expect(throws: ServiceError.staleSequence(got: 4, last: 5)) {
+            _ = try await fixture.registry.update("t1", Data(#"{"sequence": 4, "outputs": [{"url": "rtmp://sink.example/live/other"}]}"#.utf8))
+        }
         await #expect(throws: ServiceError.staleSequence(got: 5, last: 5)) {
             _ = try await fixture.registry.update("t1", Data(#"{"sequence": 5}"#.utf8))
         }
         #expect(try await fixture.store.task("t1")?.sequence == 5)
+        #expect(try await fixture.store.task("t1")?.document == before)
+        #expect(before?.contains("live/other") == false)
         // The worker got the first update only.
         #expect(fixture.launcher.workers[0].commands.filter { if case .update = $0 { true } else { false } }.count == 1)
     }

@@ -26,16 +26,18 @@ final class HLSLadder {
     init(output: ResolvedOutput, settings: HLSSettings, video: VideoSettings, audio: AudioSettings,
          streams: [[StreamDescription]], codecs: [String?], startOffsetMicroseconds: Int64, live: Bool,
          giveUpSeconds: Double, joinsMidStream: Bool, stateChanged: ChangeSignal?, retirement: Retirement,
-         interrupt: InterruptFlag) throws {
+         interrupt: InterruptFlag, hold: OutputHold?) throws {
         let plan = HLSLadderPlan(settings, renditions: streams.count)
         let master = plan.masterPlaylist(video: video, audio: audio, codecs: codecs)
         var opened: [Variant] = []
         for (index, variant) in plan.variants.enumerated() {
-            let variantOutput = ResolvedOutput(url: variant.playlist, kind: .hls(variant), paused: output.paused)
+            var variantOutput = ResolvedOutput(url: variant.playlist, kind: .hls(variant), paused: output.paused)
+            // An `s3://` ladder's variants hold with the task's other uploads while the spool is full.
+            variantOutput.upload = output.upload
             if live {
                 let publisher = Publisher(output: variantOutput, streams: streams[index],
                                           startOffsetMicroseconds: startOffsetMicroseconds, giveUpSeconds: giveUpSeconds,
-                                          joinsMidStream: joinsMidStream, stateChanged: stateChanged)
+                                          joinsMidStream: joinsMidStream, stateChanged: stateChanged, hold: hold)
                 opened.append(.live(publisher))
             } else {
                 let muxer = try OutputTarget(variantOutput, hasVideo: true)

@@ -267,7 +267,7 @@ public final class OutputSet {
                                    streams: streams.map(\.streams), codecs: codecs,
                                    startOffsetMicroseconds: streams[0].startOffsetMicroseconds, live: live,
                                    giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged,
-                                   retirement: retirement, interrupt: interrupt)
+                                   retirement: retirement, interrupt: interrupt, hold: hold)
         destinationsLock.withLock { destinations.append((output, .ladder(ladder))) }
         // Every rendition's next keyframe on one frame: the variants start together.
         if let mainVideoFormat { keyframes.request(mainVideoFormat) }

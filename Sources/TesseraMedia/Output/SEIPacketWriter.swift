@@ -12,7 +12,10 @@ final class SEIPacketWriter {
     /// Messages for the picture sent to the encoder with pts `frameIndex`.
     func schedule(_ messages: [SEIMessage], frameIndex: Int64) {
         guard !messages.isEmpty else { return }
-        scheduled[frameIndex, default: []] += messages
+        // A rendition at a lower rate gets the messages of the frames it skips on its next one:
+        // a message repeated on those frames (an injection's `repeat`) goes in once.
+        let already = scheduled[frameIndex] ?? []
+        scheduled[frameIndex] = already + messages.filter { !already.contains($0) }
         // Packets come back in order: anything far behind belongs to a frame the encoder dropped.
         if scheduled.count > 512 { scheduled = scheduled.filter { $0.key > frameIndex - 256 } }
     }

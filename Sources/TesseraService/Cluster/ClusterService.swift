@@ -207,7 +207,9 @@ public actor ClusterService: TaskService {
         // Store down: a read like the status, answered by whichever reachable node runs the task.
         if outage.storeDown {
             if ForwardedRequest.fromNode != nil { throw ServiceError.taskNotFound(taskId) }
-            return try await reachable(taskId, PeerRequest(method: "GET", path: Self.path(taskId) + "/snapshot.png")).body
+            // The owner waits up to 5 s for its next frame (`ManagedTask.snapshot`).
+            return try await reachable(taskId, PeerRequest(method: "GET", path: Self.path(taskId) + "/snapshot.png",
+                                                           timeoutSeconds: 6)).body
         }
         let record = try await record(taskId)
         guard record.desired == .running, let owner = try await liveOwner(record) else {
@@ -532,12 +534,12 @@ public actor ClusterService: TaskService {
     }
 
     /// Store down: `request` (about a task this node does not run) to every node this one
-    /// reaches, with short timeouts; the first success is the answer of the node that runs it
+    /// reaches, with short timeouts unless it names its own; the first success is the answer of the node that runs it
     /// (the others answer 404 without acting: a forwarded request is never passed on).
     private func reachable(_ taskId: String, _ request: PeerRequest) async throws -> PeerResponse {
         let peers = self.peers
         var request = request
-        request.timeoutSeconds = max(1, outage.probeTimeoutSeconds * 2)
+        request.timeoutSeconds = request.timeoutSeconds ?? max(1, outage.probeTimeoutSeconds * 2)
         let targets = outage.peers.filter { outage.answered($0.key, at: now) }
         let found = await withTaskGroup(of: PeerResponse?.self) { group -> PeerResponse? in
             for url in targets.values {

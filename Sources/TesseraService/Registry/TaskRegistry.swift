@@ -38,12 +38,12 @@ public actor TaskRegistry {
 
     /// A request validated at the edge: the document to store and the id it runs under.
     public struct PreparedTask: Sendable {
-        public var taskId: String
+        public let taskId: String
         /// As accepted, with the defaults this server fixed (generated id, longest duration).
-        public var document: JSONValue
+        public let document: JSONValue
         /// The document validated (with this node's limits and deny-list): the plan the task
         /// starts with, unless RTP ports are allocated into it (then their SDPs are checked too).
-        var plan: ResolvedTask
+        let plan: ResolvedTask
     }
 
     private var validationOptions: ValidationOptions { configuration.validationOptions }

@@ -26,10 +26,13 @@ public final class WebhookNotifier: @unchecked Sendable {
     private var outstanding = 0
     /// `drain` callers waiting for `outstanding` to reach 0.
     private var drainWaiters: [@Sendable () -> Void] = []
-    /// Delivery loops for `runDeliveries` to run, while it runs.
-    private let loops: AsyncStream<@Sendable () async -> Void>
-    private let loopsContinuation: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// Delivery loops for `runDeliveries` to start, while it runs (under `lock`, so none is lost
+    /// when the runner ends: see `runDeliveries`).
+    private var pendingLoops: [@Sendable () async -> Void] = []
     private var runnerAttached = false
+    /// Wakes the runner when a loop is pending.
+    private let wakes: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
 
     public init(secret: String?, transport: any WebhookTransport = HTTPClientWebhookTransport.shared,
                 policy: WebhookRetryPolicy = WebhookRetryPolicy(), queueCapacity: Int = 256) {
@@ -38,16 +41,27 @@ public final class WebhookNotifier: @unchecked Sendable {
         self.transport = transport
         self.policy = policy
         self.queueCapacity = queueCapacity
-        (loops, loopsContinuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Runs every task's delivery loop as a child task until cancelled (graceful shutdown comes
     /// after the tasks' drain: see `WebhookDeliveryService`).
     public func runDeliveries() async {
         lock.withLock { runnerAttached = true }
-        defer { lock.withLock { runnerAttached = false } }
         await withDiscardingTaskGroup { group in
-            for await loop in loops { group.addTask { await loop() } }
+            for await _ in wakes {
+                for loop in takePendingLoops(detaching: false) { group.addTask { await loop() } }
+            }
+            // Cancelled: what was handed over but not started, and every later loop, runs on its own.
+            for loop in takePendingLoops(detaching: true) { Task { await loop() } }
+        }
+    }
+
+    private func takePendingLoops(detaching: Bool) -> [@Sendable () async -> Void] {
+        lock.withLock {
+            if detaching { runnerAttached = false }
+            defer { pendingLoops.removeAll() }
+            return pendingLoops
         }
     }
 
@@ -56,11 +70,11 @@ public final class WebhookNotifier: @unchecked Sendable {
 
     /// Starts a task's delivery loop: in `runDeliveries`' group, or on its own without a runner.
     func startLoop(_ loop: @escaping @Sendable () async -> Void) {
-        if lock.withLock({ runnerAttached }) {
-            loopsContinuation.yield(loop)
-        } else {
-            Task { await loop() }
+        let handedOver = lock.withLock {
+            if runnerAttached { pendingLoops.append(loop) }
+            return runnerAttached
         }
+        if handedOver { wakeContinuation.yield() } else { Task { await loop() } }
     }
 
     /// The webhook of one task posting to `url`.
@@ -101,6 +115,11 @@ public final class WebhookNotifier: @unchecked Sendable {
                 finish(.failed)
                 return
             case .retry(let seconds):
+                // The service group is stopping (its drain is over): no more attempts.
+                if Task.isCancelled {
+                    finish(.failed)
+                    return
+                }
                 lock.withLock { counts.retries += 1 }
                 Counter(label: "tessera_webhook_retries_total").increment()
                 try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
