@@ -130,7 +130,7 @@ let package = Package(
         // `TesseraMedia` for real sockets in the RTP port allocator's tests.
         .testTarget(
             name: "TesseraServiceTests",
-            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraCore", "TesseraMedia"]
+            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraCore", "TesseraMedia", "TesseraObjectStorage"]
         ),
         .testTarget(
             name: "TesseraServerTests",

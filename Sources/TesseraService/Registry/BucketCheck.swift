@@ -6,9 +6,9 @@ import TesseraObjectStorage
 /// credentials. An unknown bucket or refused credentials are then a 400 naming the output
 /// (`outputs[1].url`), not an output that fails after the task started. A store that does not
 /// answer in time is no refusal: the task starts and its uploads wait in the spool and retry.
-enum BucketCheck {
+package enum BucketCheck {
     /// The first output of each bucket not in `known`, by its index in the document.
-    static func buckets(of plan: ResolvedTask, skipping known: Set<String> = []) -> [(index: Int, bucket: String)] {
+    package static func buckets(of plan: ResolvedTask, skipping known: Set<String> = []) -> [(index: Int, bucket: String)] {
         var seen = known
         var wanted: [(index: Int, bucket: String)] = []
         for (index, output) in plan.outputs.enumerated() {
@@ -20,7 +20,7 @@ enum BucketCheck {
 
     /// The refusal a failed question means, nil when a retry could still succeed (no answer,
     /// a slow or overloaded store).
-    static func refusal(_ failure: S3Failure, bucket: String) -> String? {
+    package static func refusal(_ failure: S3Failure, bucket: String) -> String? {
         guard failure.isPermanent else { return nil }
         return "the object store refuses bucket \"\(bucket)\" to this node: \(failure)"
     }
