@@ -1,3 +1,5 @@
+import TesseraCore
+
 /// The values of `tessera serve`'s settings: each numeric setting's range and every default,
 /// written here once. `ServeSettings` parses with them, `--help` prints them, the README's table
 /// is checked against them, and no inner initialiser (registry, pipeline, output) has a default
@@ -37,10 +39,10 @@ extension ServeSettings {
         public static let host = "127.0.0.1"
         public static let port = 8080
         public static let maxTasks = 16
-        public static let maxInputs = 32
-        public static let maxRegions = 64
+        public static let maxInputs = TaskLimits.maxInputs
+        public static let maxRegions = TaskLimits.maxRegions
         /// SPEC §1: at most 10 outputs; the setting may only lower it.
-        public static let maxOutputs = 10
+        public static let maxOutputs = TaskLimits.maxOutputs
         public static let maxBodyBytes = 1 << 20
         public static let maxWorkerRestarts = 2
         public static let workerHangSeconds = 15.0

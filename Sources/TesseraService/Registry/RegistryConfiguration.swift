@@ -1,3 +1,4 @@
+import TesseraCore
 import TesseraObjectStorage
 
 /// How `tessera serve` runs tasks.
@@ -27,9 +28,9 @@ public struct RegistryConfiguration: Sendable {
     /// Probes the UDP ports the RTP inputs are given (the media library's sockets, handed in).
     public var udpPorts: UDPPortChecker
     /// Per-task limits (a request over one is refused with a 4xx naming the field).
-    public var maxInputs: Int = 32
-    public var maxRegions: Int = 64
-    public var maxOutputs: Int = 10
+    public var maxInputs: Int = TaskLimits.maxInputs
+    public var maxRegions: Int = TaskLimits.maxRegions
+    public var maxOutputs: Int = TaskLimits.maxOutputs
     /// The longest a task may run, in seconds; nil for no limit.
     public var maxTaskDurationSeconds: Double?
     /// Hosts or CIDR blocks that input and output URLs may not name (empty: all allowed).
