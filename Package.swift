@@ -1,6 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// The test targets are compiled without optimisation: `swift test -c release` reuses the release
+/// build of every module under test, and optimising the tests themselves only cost CI minutes
+/// (about five of them on two cores, most of it the optimiser on one large module at a time).
+let unoptimizedTests: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
+
 let package = Package(
     name: "Tessera",
     platforms: [.macOS(.v14)],
@@ -122,15 +127,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
-        .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"]),
-        .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraCore"]),
-        .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"]),
-        .testTarget(name: "TesseraObjectStorageTests", dependencies: ["TesseraObjectStorage", "TesseraCore"]),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraCore"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraObjectStorageTests", dependencies: ["TesseraObjectStorage", "TesseraCore"], swiftSettings: unoptimizedTests),
         // `TesseraMedia` for real sockets in the RTP port allocator's tests.
         .testTarget(
             name: "TesseraServiceTests",
-            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraCore", "TesseraMedia", "TesseraObjectStorage"]
+            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraCore", "TesseraMedia", "TesseraObjectStorage"],
+            swiftSettings: unoptimizedTests
         ),
         .testTarget(
             name: "TesseraServerTests",
@@ -140,7 +146,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            swiftSettings: unoptimizedTests
         ),
         .executableTarget(name: "tessera-store-bench", dependencies: ["TesseraStore"], path: "bench/StoreBench"),
     ],

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs everything, builds once, and runs every test: the Swift unit tests, the end-to-end
-# tests (pytest, tests/) against the release binary, the API fuzz, and the container image built
-# by a real Docker engine (scripts/image.sh build) and run by the image tests (pytest tests/image,
-# through scripts/image.sh test). Exits non-zero if anything fails.
+# Installs everything, builds once, and runs every test: the Swift unit tests and the API fuzz
+# (while the container image is built by a real Docker engine in the background: scripts/image.sh
+# build), then the end-to-end tests (pytest, tests/) against the release binary on a quiet
+# machine, then the image tests (pytest tests/image, through scripts/image.sh test). Exits
+# non-zero if anything fails.
 #
 #   bash scripts/test.sh                 # what CI runs (.ci/run); as root, or a user with sudo
 #   bash scripts/test.sh -k render       # extra arguments go to pytest tests/ (not tests/image)
@@ -38,6 +39,29 @@ export PATH
 status=0
 failed=()
 
+export TESSERA_BIN="${TESSERA_BIN:-$REPO/$BUILD_DIR/release/tessera}"
+
+# --- beside the Swift tests (whose targets compile one module at a time, on one core), in the
+# background: the container image's build — `docker build` of docker/Dockerfile's
+# runtime-prebuilt target from the release binary built above (nothing is compiled again) and the
+# compose files' images, mostly package downloads — and the schema-driven fuzz of the HTTP API
+# (schemathesis, about a minute, no timing in it). Their output is shown when they end; the
+# end-to-end tests wait for both, so they run on a quiet machine.
+fuzz_pid=""
+fuzz_log="$(mktemp "${TMPDIR:-/tmp}/tessera-fuzz.XXXXXX")"
+if [[ "${TESSERA_SKIP_FUZZ:-0}" != 1 ]]; then
+    log "scripts/fuzz-api.sh (in the background)"
+    TESSERA_BIN="$TESSERA_BIN" TESSERA_VENV="$VENV" bash "$REPO/scripts/fuzz-api.sh" >"$fuzz_log" 2>&1 &
+    fuzz_pid=$!
+fi
+image_pid=""
+image_log="$(mktemp "${TMPDIR:-/tmp}/tessera-image-build.XXXXXX")"
+if [[ "${TESSERA_SKIP_IMAGE:-0}" != 1 ]]; then
+    log "scripts/image.sh build (in the background)"
+    TESSERA_BUILD_DIR="$BUILD_DIR" bash "$REPO/scripts/image.sh" build >"$image_log" 2>&1 &
+    image_pid=$!
+fi
+
 # --- Swift unit tests, in the same scratch path and configuration as the build, so the release
 # objects are reused. Testable imports compile every module a second time with -enable-testing;
 # only ask for them when a test file uses `@testable import`.
@@ -50,31 +74,39 @@ if [[ "${TESSERA_SKIP_UNIT:-0}" != 1 ]]; then
     fi
 fi
 
+if [[ -n "$fuzz_pid" ]]; then
+    log "waiting for the API fuzz"
+    fuzz_rc=0
+    wait "$fuzz_pid" || fuzz_rc=$?
+    cat "$fuzz_log" >&2
+    log "API fuzz ended (exit $fuzz_rc)"
+    if [[ $fuzz_rc != 0 ]]; then status=1; failed+=("fuzz-api.sh"); fi
+fi
+rm -f "$fuzz_log"
+
+image_rc=0
+if [[ -n "$image_pid" ]]; then
+    log "waiting for the image build"
+    wait "$image_pid" || image_rc=$?
+    cat "$image_log" >&2
+    log "image build ended (exit $image_rc)"
+fi
+rm -f "$image_log"
+
 # --- end-to-end tests against the release binary
-export TESSERA_BIN="${TESSERA_BIN:-$REPO/$BUILD_DIR/release/tessera}"
 log "pytest tests/ (TESSERA_BIN=$TESSERA_BIN)"
 if ! "$VENV/bin/python" -m pytest tests/ -ra --durations=25 "$@"; then
     status=1; failed+=("pytest tests/")
 fi
 
-# --- schema-driven fuzz of the HTTP API (schemathesis; under a minute)
-if [[ "${TESSERA_SKIP_FUZZ:-0}" != 1 ]]; then
-    log "scripts/fuzz-api.sh"
-    if ! TESSERA_BIN="$TESSERA_BIN" TESSERA_VENV="$VENV" bash "$REPO/scripts/fuzz-api.sh"; then
-        status=1; failed+=("fuzz-api.sh")
-    fi
-fi
-
-# --- the container image, built and run by a real Docker engine: `docker build` of
-# docker/Dockerfile's runtime-prebuilt target from the release binary built above (nothing is
-# compiled again), then pytest tests/image (which `pytest tests/` above leaves out: pytest.ini)
-# runs the image and the compose files as an operator would, on the same engine. image.sh gets
-# root through sudo itself when needed; it exits 77 only where no Docker engine can start (pytest
-# has then reported the image tests skipped, with the reason).
+# --- the container image run by a real Docker engine: pytest tests/image (which `pytest tests/`
+# above leaves out: pytest.ini) runs the image and the compose files as an operator would. image.sh gets root through sudo itself when needed; it exits 77 only where no
+# Docker engine can start (pytest has then reported the image tests skipped, with the reason).
 if [[ "${TESSERA_SKIP_IMAGE:-0}" != 1 ]]; then
-    log "scripts/image.sh build test"
-    image_rc=0
-    TESSERA_BUILD_DIR="$BUILD_DIR" bash "$REPO/scripts/image.sh" build test || image_rc=$?
+    if [[ $image_rc == 0 ]]; then
+        log "scripts/image.sh test"
+        TESSERA_BUILD_DIR="$BUILD_DIR" bash "$REPO/scripts/image.sh" test || image_rc=$?
+    fi
     if [[ $image_rc == 77 ]]; then
         log "SKIPPED the container image tests: no Docker engine can start on this machine (see above)"
         skipped="; SKIPPED: the container image (no Docker engine can start here)"
