@@ -48,8 +48,9 @@ struct APIError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .invalidTask, .invalidUpdate, .invalidSEI: 400
         case .taskNotFound: 404
-        case .taskExists, .invalidState, .staleSequence, .portInUse: 409
+        case .taskExists, .invalidState, .staleSequence, .portInUse, .outputInUse: 409
         case .tooManyTasks: 429
+        case .insufficientStorage: 507
         case .internalError: 500
         case .peerError: 502
         case .shuttingDown, .storeUnavailable, .nodeUnavailable: 503

@@ -38,6 +38,17 @@ extension PostgresTaskStore {
             )
             """,
         ]),
+        (2, [
+            // One row per output key (a file, playlist or object a task writes): the task that
+            // holds it, or last held it. Held only while that task's desired state is running.
+            """
+            CREATE TABLE tessera_output_claims (
+                key text PRIMARY KEY,
+                task_id text NOT NULL,
+                claimed_at timestamptz NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Any constant both old and new releases agree on; it only has to differ from other advisory

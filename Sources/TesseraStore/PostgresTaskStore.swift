@@ -66,6 +66,54 @@ public final class PostgresTaskStore: TaskStore, Sendable {
         return rows > 0 ? .created : .exists
     }
 
+    // MARK: Output claims
+
+    public func claimOutputs(_ keys: [String], taskId: String) async throws -> OutputClaimConflict? {
+        guard !keys.isEmpty else { return nil }
+        // One transaction holding a transaction-scoped advisory lock per key, taken in one order
+        // (no deadlock between two claimers): once a claimer has the locks, every earlier claim of
+        // those keys has committed, so its reads see them and two nodes cannot both win a key.
+        let sorted = Array(Set(keys)).sorted()
+        return try await run("claimOutputs \(taskId)") { client, logger in
+            try await client.withTransaction(logger: logger) { connection -> OutputClaimConflict? in
+                for key in sorted {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.claimLockSpace), hashtext(\(key)))", logger: logger)
+                }
+                for key in keys {
+                    let rows = try await connection.query("""
+                        SELECT c.task_id FROM tessera_output_claims c JOIN tessera_tasks t ON t.task_id = c.task_id
+                        WHERE c.key = \(key) AND c.task_id <> \(taskId) AND t.desired = 'running'
+                        """, logger: logger)
+                    for try await holder in rows.decode(String.self) {
+                        return OutputClaimConflict(key: key, holder: holder)
+                    }
+                }
+                for key in keys {
+                    try await connection.query("""
+                        INSERT INTO tessera_output_claims (key, task_id, claimed_at) VALUES (\(key), \(taskId), clock_timestamp())
+                        ON CONFLICT (key) DO UPDATE SET task_id = EXCLUDED.task_id, claimed_at = EXCLUDED.claimed_at
+                        """, logger: logger)
+                }
+                return nil
+            }
+        }
+    }
+
+    public func lastHolders(of keys: [String]) async throws -> [String: String] {
+        guard !keys.isEmpty else { return [:] }
+        return try await run("lastHolders") { client, logger in
+            let rows = try await client.query("SELECT key, task_id FROM tessera_output_claims WHERE key = ANY(\(keys))",
+                                              logger: logger)
+            var holders: [String: String] = [:]
+            for try await (key, holder) in rows.decode((String, String).self) { holders[key] = holder }
+            return holders
+        }
+    }
+
+    /// The first key of the two-key advisory locks that serialise output claims (the second is
+    /// the key's hash): apart from the schema lock's space.
+    static let claimLockSpace: Int32 = 0x7E55
+
     public func task(_ taskId: String) async throws -> StoredTask? {
         try await fetchTasks("task \(taskId)", "SELECT \(unescaped: Self.taskColumns) FROM tessera_tasks WHERE task_id = \(taskId)").first
     }

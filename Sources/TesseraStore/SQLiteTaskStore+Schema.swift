@@ -37,6 +37,17 @@ extension SQLiteTaskStore {
                 );
                 """)
         }
+        migrator.registerMigration("v2: output claims") { db in
+            // One row per output key (a file, playlist or object a task writes): the task that
+            // holds it, or last held it. Held only while that task's desired state is running.
+            try db.execute(sql: """
+                CREATE TABLE output_claims (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    task_id TEXT NOT NULL,
+                    claimed_at REAL NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -66,6 +66,43 @@ public final class SQLiteTaskStore: TaskStore, Sendable {
         }
     }
 
+    // MARK: Output claims
+
+    public func claimOutputs(_ keys: [String], taskId: String) async throws -> OutputClaimConflict? {
+        guard !keys.isEmpty else { return nil }
+        let now = Date().timeIntervalSince1970
+        // One write transaction: SQLite serialises writers, so two claims of a key cannot both win.
+        return try await write("claimOutputs \(taskId)") { db in
+            for key in keys {
+                let holder = try String.fetchOne(db, sql: """
+                    SELECT c.task_id FROM output_claims c JOIN tasks t ON t.task_id = c.task_id
+                    WHERE c.key = ? AND c.task_id <> ? AND t.desired = 'running'
+                    """, arguments: [key, taskId])
+                if let holder { return OutputClaimConflict(key: key, holder: holder) }
+            }
+            for key in keys {
+                try db.execute(sql: """
+                    INSERT INTO output_claims (key, task_id, claimed_at) VALUES (?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET task_id = excluded.task_id, claimed_at = excluded.claimed_at
+                    """, arguments: [key, taskId, now])
+            }
+            return nil
+        }
+    }
+
+    public func lastHolders(of keys: [String]) async throws -> [String: String] {
+        guard !keys.isEmpty else { return [:] }
+        return try await read("lastHolders") { db in
+            var holders: [String: String] = [:]
+            for key in keys {
+                if let holder = try String.fetchOne(db, sql: "SELECT task_id FROM output_claims WHERE key = ?", arguments: [key]) {
+                    holders[key] = holder
+                }
+            }
+            return holders
+        }
+    }
+
     public func task(_ taskId: String) async throws -> StoredTask? {
         try await read("task \(taskId)") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM tasks WHERE task_id = ?", arguments: [taskId])

@@ -46,6 +46,19 @@ public protocol TaskStore: Sendable {
     @discardableResult
     func forgetStoppedTasks(before date: Date) async throws -> Int
 
+    // MARK: Output claims
+
+    /// Holds every one of `keys` (an output's file, playlist or object: `OutputClaimKey`) for
+    /// `taskId`, unless a running task other than it holds one: then nothing is written and the
+    /// first such key and its holder are returned. A key is held only while its holder's desired
+    /// state is `running`, so a stopped or ended task frees its keys on every node at once, and a
+    /// key claimed by a task that is not (or not yet) recorded as running holds nothing. Each row
+    /// remembers the last task that held the key (see `lastHolders`). Atomic across the cluster.
+    func claimOutputs(_ keys: [String], taskId: String) async throws -> OutputClaimConflict?
+    /// The task that last held each of `keys`, running or not (keys never claimed are absent):
+    /// whether an existing recording was written by this task or another.
+    func lastHolders(of keys: [String]) async throws -> [String: String]
+
     // MARK: Nodes
 
     /// Records that a node lives (insert or update), stamped with the store's clock.
@@ -151,4 +164,11 @@ public struct NodeInfo: Sendable, Equatable {
 public struct TaskStoreError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// A key another running task holds: the request that wanted it is refused naming both.
+public struct OutputClaimConflict: Sendable, Equatable {
+    public var key: String
+    public var holder: String
+    public init(key: String, holder: String) { self.key = key; self.holder = holder }
 }

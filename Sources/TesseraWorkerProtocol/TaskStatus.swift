@@ -33,6 +33,11 @@ public struct TaskStatus: Codable, Sendable, Equatable {
     /// task's profile) and `aac` for RTMP, SRT, files and HLS, one more per rendition an output
     /// takes (`h264-high-r2-640x360`), `h264-baseline` or `vp8` and `opus` for RTP outputs.
     public var encodes: [String]?
+    /// CPU seconds the task's worker processes used so far (every run of the task added up):
+    /// what the task costs.
+    public var cpuSeconds: Double?
+    /// Core-seconds spent per minute of output produced (`cpuSeconds` / output minutes).
+    public var cpuSecondsPerOutputMinute: Double?
 
     public init(taskId: String, state: TaskState, reason: String? = nil, startedAt: String, uptimeSeconds: Double = 0,
                 frames: Int64 = 0, fps: Double = 0, bitrateKbps: Double = 0, lateFrames: Int64 = 0,
@@ -113,8 +118,9 @@ public struct RTPStatus: Codable, Sendable, Equatable {
 }
 
 public struct OutputStatus: Codable, Sendable, Equatable {
-    /// `paused`: a recording on hold (`outputs[].paused`).
-    public enum State: String, Codable, Sendable, Equatable, CaseIterable { case connecting, live, reconnecting, failed, paused }
+    /// `paused`: a recording on hold (`outputs[].paused`). `finished`: ended properly with its
+    /// task (a final state, as `failed` is).
+    public enum State: String, Codable, Sendable, Equatable, CaseIterable { case connecting, live, reconnecting, failed, paused, finished }
     /// Redacted: stream key and query hidden.
     public var url: String
     public var state: State

@@ -34,10 +34,15 @@ public struct WorkerStart: Codable, Sendable, Equatable {
     /// The node's object store, for `s3://` outputs (credentials included: this pipe is the only
     /// place they travel; never in a plan or a status).
     public var storage: StorageSettings?
+    /// Seconds a network output may take no bytes before it is taken as lost (a stall).
+    public var outputStallSeconds: Double
+    /// How the worker writes its log lines (and FFmpeg's): as the server does.
+    public var logFormat: LogFormat
 
     public init(plan: ResolvedTask, outputGiveUpSeconds: Double, leaseSeconds: Double?, rtpBindAddress: String?,
-                storage: StorageSettings? = nil) {
+                storage: StorageSettings? = nil, outputStallSeconds: Double = 10, logFormat: LogFormat = .text) {
         self.plan = plan; self.outputGiveUpSeconds = outputGiveUpSeconds
+        self.outputStallSeconds = outputStallSeconds; self.logFormat = logFormat
         self.leaseSeconds = leaseSeconds; self.rtpBindAddress = rtpBindAddress; self.storage = storage
     }
 }
@@ -84,4 +89,30 @@ extension WorkerCommand: Codable {
             try values.encode(injection, forKey: .sei)
         }
     }
+}
+
+extension WorkerStart {
+    private enum CodingKeys: String, CodingKey {
+        case plan, outputGiveUpSeconds, leaseSeconds, rtpBindAddress, storage, outputStallSeconds, logFormat
+    }
+
+    /// Lines written before `outputStallSeconds` and `logFormat` existed still start a worker.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(plan: try values.decode(ResolvedTask.self, forKey: .plan),
+                  outputGiveUpSeconds: try values.decode(Double.self, forKey: .outputGiveUpSeconds),
+                  leaseSeconds: try values.decodeIfPresent(Double.self, forKey: .leaseSeconds),
+                  rtpBindAddress: try values.decodeIfPresent(String.self, forKey: .rtpBindAddress),
+                  storage: try values.decodeIfPresent(StorageSettings.self, forKey: .storage),
+                  outputStallSeconds: try values.decodeIfPresent(Double.self, forKey: .outputStallSeconds) ?? 10,
+                  logFormat: try values.decodeIfPresent(LogFormat.self, forKey: .logFormat) ?? .text)
+    }
+}
+
+/// `--log-format`: how `tessera serve`, its workers and FFmpeg's messages are logged.
+public enum LogFormat: String, Codable, Sendable, Equatable, CaseIterable {
+    /// One human-readable line a message (swift-log's stream format).
+    case text
+    /// One JSON object a line: time, level, label, message and the metadata (`task_id`, `node`…).
+    case json
 }

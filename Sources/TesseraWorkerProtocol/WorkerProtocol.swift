@@ -34,6 +34,8 @@ public struct WorkerStatus: Codable, Sendable, Equatable {
     public var inputs: [InputStatus]
     public var outputs: [OutputStatus]
     public var encodes: [String]? = nil
+    /// CPU seconds this worker process has used (user + system) since it started.
+    public var cpuSeconds: Double? = nil
 
     public init(state: TaskState, reason: String?, frames: Int64, fps: Double, bitrateKbps: Double, lateFrames: Int64,
                 inputs: [InputStatus], outputs: [OutputStatus], encodes: [String]? = nil) {

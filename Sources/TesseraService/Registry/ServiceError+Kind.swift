@@ -17,8 +17,12 @@ extension ServiceError {
         case staleSequence
         /// A UDP port the task needs is held by someone else.
         case portInUse
+        /// A file, playlist or object an output writes is being written by another running task.
+        case outputInUse
         /// No node has room for another task.
         case tooManyTasks
+        /// The output directory has less free space than `--min-free-bytes`: no new recording here.
+        case insufficientStorage
         case shuttingDown
         /// The task store cannot be reached: nothing was changed.
         case storeUnavailable
@@ -43,7 +47,9 @@ extension ServiceError {
             case .invalidState: "InvalidState"
             case .staleSequence: "StaleSequence"
             case .portInUse: "PortInUse"
+            case .outputInUse: "OutputInUse"
             case .tooManyTasks: "TooManyTasks"
+            case .insufficientStorage: "InsufficientStorage"
             case .shuttingDown: "ShuttingDown"
             case .storeUnavailable: "StoreUnavailable"
             case .nodeUnavailable: "NodeUnavailable"
@@ -56,7 +62,7 @@ extension ServiceError {
         /// The kind an error code names (a peer's answer), nil for a code of no service error.
         public init?(code: String) {
             let named: [Kind] = [.invalidTask, .invalidUpdate, .invalidSEI, .taskNotFound, .taskExists, .invalidState,
-                                 .staleSequence, .portInUse, .tooManyTasks, .shuttingDown, .storeUnavailable,
+                                 .staleSequence, .portInUse, .outputInUse, .tooManyTasks, .insufficientStorage, .shuttingDown, .storeUnavailable,
                                  .nodeUnavailable, .peerError, .internalError]
             guard let kind = named.first(where: { $0.code == code }) else { return nil }
             self = kind
