@@ -54,18 +54,29 @@ static inline uint8_t **tessera_frame_extended_data_mut(AVFrame *frame) { return
 /* Hands the frame a reference to the memory its planes live in (so FFmpeg refs it, not copies). */
 static inline void tessera_frame_set_buffer(AVFrame *frame, AVBufferRef *buffer) { frame->buf[0] = buffer; }
 
-/// av_log's callback takes a va_list that Swift cannot capture: keep FFmpeg's own printing but
-/// only at or above the level set here, and prefix each line so it is told apart from Tessera's.
+/// av_log's callback takes a va_list that Swift cannot capture: the message is formatted here
+/// (at or above the level set here only) and handed to Swift's sink with FFmpeg's level and the
+/// name of the context that logged it (`tcp`, `rtmp`, `libx264`), so it goes through Tessera's
+/// logger with the task's id — never raw to standard error.
+typedef void (*tessera_log_sink_fn)(int level, const char *component, const char *message);
 static int tessera_log_level = AV_LOG_ERROR;
+static tessera_log_sink_fn tessera_log_sink = NULL;
 static inline void tessera_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
-    if (level > tessera_log_level) return;
+    level &= 0xff; // the bits above are colour hints
+    if (level > tessera_log_level || tessera_log_sink == NULL) return;
     char line[1024];
-    int print_prefix = 1;
+    int print_prefix = 0; // no "[tcp @ 0x...]": the component goes separately
     av_log_format_line(avcl, level, fmt, vl, line, sizeof(line), &print_prefix);
-    fprintf(stderr, "ffmpeg: %s", line);
+    const char *component = NULL;
+    if (avcl) {
+        const AVClass *avc = *(const AVClass **)avcl;
+        if (avc) component = avc->item_name ? avc->item_name(avcl) : avc->class_name;
+    }
+    tessera_log_sink(level, component, line);
 }
-static inline void tessera_install_log_callback(int level) {
+static inline void tessera_install_log_callback(int level, tessera_log_sink_fn sink) {
     tessera_log_level = level;
+    tessera_log_sink = sink;
     av_log_set_level(level);
     av_log_set_callback(tessera_log_callback);
 }

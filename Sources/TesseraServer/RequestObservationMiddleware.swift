@@ -36,7 +36,7 @@ struct RequestObservationMiddleware<Context: RequestContext>: RouterMiddleware {
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(method: request.method.rawValue, route: route, status: status,
                               durationNanoseconds: Int64(clamping: elapsed))
-        let level: Logger.Level = quietRoutes.contains(route) && status < 400 ? .debug : .info
+        let level = Self.level(method: request.method.rawValue, status: status)
         context.logger.log(level: level, "\(request.method.rawValue) \(request.uri.path) \(status)", metadata: [
             "route": .string(route),
             "status": .stringConvertible(status),
@@ -45,5 +45,14 @@ struct RequestObservationMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Routes probed by machines: logged at debug so they do not drown the task log.
-private let quietRoutes: Set<String> = ["/healthz", "/metrics", "/openapi.yaml"]
+extension RequestObservationMiddleware {
+    /// Reads — status polls, snapshots, `/metrics`, `/healthz`, `/readyz`, the console — change
+    /// nothing and come every second or so: debug, so they do not drown the tasks' lines. A
+    /// refused request's line with its code and field is the error middleware's (info); its
+    /// access line is debug too. Changes (POST, PATCH, DELETE) at info, server errors at warning.
+    static func level(method: String, status: Int) -> Logger.Level {
+        if status >= 500 { return .warning }
+        if status >= 400 { return .debug }
+        return method == "GET" || method == "HEAD" ? .debug : .info
+    }
+}

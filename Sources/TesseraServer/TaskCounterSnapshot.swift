@@ -9,7 +9,6 @@ struct TaskCounterSnapshot: Sendable, Equatable {
     var lateFrames: [String: Int64] = [:]
     var inputFrames: [String: Int64] = [:]
     var inputDrops: [String: Int64] = [:]
-    var outputBytes: [String: Int64] = [:]
     var outputReconnects: [String: Int64] = [:]
 
     init(_ statuses: [TaskStatus]) {
@@ -26,7 +25,6 @@ struct TaskCounterSnapshot: Sendable, Equatable {
                 let occurrence = seen[output.url, default: 0]
                 seen[output.url] = occurrence + 1
                 let key = "\(task.taskId)\u{0}\(output.url)\u{0}\(occurrence)"
-                outputBytes[key] = output.bytes
                 outputReconnects[key] = output.reconnects
             }
         }

@@ -18,7 +18,8 @@ public struct TesseraRouter {
                 support: APISupport = APISupport()) {
         let tasks = TasksController<TesseraRequestContext>(service: service, maxBodyBytes: configuration.maxBodyBytes)
         let operations = OperationsController<TesseraRequestContext>(
-            service: service, metrics: metrics, taskMetrics: TaskMetricsCollector(registry: metrics.registry))
+            service: service, metrics: metrics, taskMetrics: TaskMetricsCollector(registry: metrics.registry, nodeId: support.nodeId,
+                                                                         outputDirectory: support.validationOptions.outputDirectory))
         let checker = DocumentChecker(options: support.validationOptions)
         let all = tasks.routes + TaskDocumentController(support: support, checker: checker).routes
             + DocumentCheckController(checker: checker, maxBodyBytes: configuration.maxBodyBytes).routes

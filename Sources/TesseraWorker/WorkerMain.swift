@@ -157,9 +157,19 @@ public enum WorkerMain {
             let byURL = uploads.statuses
             for index in outputs.indices { outputs[index].uploads = byURL[outputs[index].url] }
         }
-        return WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
-                            fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,
-                            inputs: status.inputs, outputs: outputs, encodes: status.encodes)
+        var report = WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
+                                  fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,
+                                  inputs: status.inputs, outputs: outputs, encodes: status.encodes)
+        report.cpuSeconds = processCPUSeconds()
+        return report
+    }
+
+    /// CPU time of this process so far (every thread, user and system): what the task costs.
+    /// The server sums it over the task's workers (`TaskStatus.cpuSeconds`).
+    static func processCPUSeconds() -> Double? {
+        var time = timespec()
+        guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return nil }
+        return ((Double(time.tv_sec) + Double(time.tv_nsec) / 1e9) * 1000).rounded() / 1000
     }
 
     private static func failedStatus(_ reason: String) -> WorkerStatus {

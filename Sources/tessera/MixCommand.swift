@@ -20,6 +20,8 @@ struct MixCommand: ParsableCommand {
     @Flag(help: "Show FFmpeg's own log lines.") var verbose = false
 
     func run() throws {
+        // Log lines (FFmpeg's included) to standard error: standard output says what was written.
+        LoggingSetup.tool()
         FFmpeg.configureLogging(verbose: verbose)
         let data: Data
         do { data = try TaskLoading.read(task, outputOverride: output) } catch {

@@ -14,8 +14,9 @@ struct ProbeSubcommand: ParsableCommand {
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
-        // Standard output carries the answer: every log line goes to standard error.
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Standard output carries the answer: every log line goes to standard error, in the
+        // server's format.
+        LoggingSetup.child()
         let code = ProbeMain.run()
         if code != 0 { throw ExitCode(code) }
     }

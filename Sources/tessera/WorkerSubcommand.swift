@@ -20,8 +20,9 @@ struct WorkerSubcommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        // Standard output carries the events to the server: every log line goes to standard error.
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Standard output carries the events to the server: every log line goes to standard error,
+        // in the server's format, each with the task's id (FFmpeg's too).
+        LoggingSetup.child()
         let code = WorkerMain.run()
         if code != 0 { throw ExitCode(code) }
     }

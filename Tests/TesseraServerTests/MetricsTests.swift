@@ -34,6 +34,8 @@ import Testing
             #expect(Self.sample(text, #"tessera_tasks{state="failed"}"#) == 0)
             #expect(Self.sample(text, #"tessera_outputs{state="live"}"#) == 1)
             for name in ["tessera_frames_encoded_total", "tessera_late_frames_total", "tessera_output_bytes_total",
+                         "tessera_task_cpu_seconds_total", "tessera_task_late_frames_total", "tessera_worker_restarts_total",
+                         "tessera_input_packets_lost_total",
                          "tessera_output_reconnects_total", "tessera_input_drops_total", "tessera_input_frames_total"] {
                 #expect(text.contains("# TYPE \(name) counter"), "\(name)")
             }
@@ -55,7 +57,9 @@ import Testing
                                               Self.status("b", .running, frames: 50)])
             var text = try await scrape()
             #expect(Self.sample(text, "tessera_frames_encoded_total") == 150)
-            #expect(Self.sample(text, "tessera_output_bytes_total") == 2000)   // two outputs with the same redacted URL
+            // Per task and output (by index: two outputs with the same redacted URL stay apart).
+            #expect(Self.sample(text, #"tessera_output_bytes_total{task_id="a",output="0"}"#) == 1000)
+            #expect(Self.sample(text, #"tessera_output_bytes_total{task_id="a",output="1"}"#) == 1000)
             #expect(Self.sample(text, "tessera_output_reconnects_total") == 6)
             #expect(Self.sample(text, "tessera_input_drops_total") == 3)
             #expect(Self.sample(text, #"tessera_tasks{state="running"}"#) == 2)
@@ -64,7 +68,9 @@ import Testing
             await server.service.set(listed: [Self.status("b", .running, frames: 10)])
             text = try await scrape()
             #expect(Self.sample(text, "tessera_frames_encoded_total") == 160)
-            #expect(Self.sample(text, "tessera_output_bytes_total") == 2000)
+            // "a" is no longer listed: its series are gone; "b"'s restarted worker counts on.
+            #expect(!text.contains(#"task_id="a""#))
+            #expect(Self.sample(text, #"tessera_output_bytes_total{task_id="b",output="0"}"#) == 0)
             #expect(Self.sample(text, #"tessera_tasks{state="running"}"#) == 1)
 
             await server.service.set(listed: [Self.status("b", .stopped, frames: 15)])
@@ -72,6 +78,8 @@ import Testing
             #expect(Self.sample(text, "tessera_frames_encoded_total") == 165)
             #expect(Self.sample(text, #"tessera_tasks{state="stopped"}"#) == 1)
             #expect(Self.sample(text, #"tessera_outputs{state="live"}"#) == 0)
+            #expect(Self.sample(text, #"tessera_task_running{task_id="b"}"#) == 0)
+            #expect(Self.sample(text, "tessera_store_up") == 1)
         }
     }
 }

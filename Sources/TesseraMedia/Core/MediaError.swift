@@ -40,9 +40,10 @@ public enum FFmpeg {
     static let noPTS = Int64.min
 
     /// Routes FFmpeg's log through one C callback at the given verbosity (errors only by default:
-    /// libx264 alone prints a dozen statistics lines per encoder at FFmpeg's default level).
+    /// libx264 alone prints a dozen statistics lines per encoder at FFmpeg's default level), and
+    /// on to `FFmpegLog`'s sink.
     public static func configureLogging(verbose: Bool) {
-        tessera_install_log_callback(verbose ? AV_LOG_INFO : AV_LOG_ERROR)
+        tessera_install_log_callback(verbose ? AV_LOG_INFO : AV_LOG_ERROR, FFmpegLog.callback)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import TesseraWorkerProtocol
 
 /// Starts a task's worker: a `tessera worker` process of this binary in production
@@ -20,13 +21,30 @@ public protocol WorkerHandle: AnyObject, Sendable {
     func kill()
 }
 
-/// `tessera worker` processes of `executable`.
+/// `tessera worker` processes of `executable`, each told in its environment the server's log
+/// format and level and the task it runs, so that its every line (FFmpeg's too) names the task.
 struct ProcessWorkerLauncher: WorkerLauncher {
     let executable: String
+    var logFormat: LogFormat = .text
+    var logLevel = "info"
+    var taskId: String?
+    var nodeId: String?
+
+    init(executable: String) { self.executable = executable }
+
+    init(configuration: RegistryConfiguration, taskId: String) {
+        executable = configuration.workerExecutable
+        logFormat = configuration.logFormat
+        logLevel = configuration.logLevel
+        self.taskId = taskId
+        nodeId = configuration.nodeId
+    }
 
     func launch(onEvent: @escaping @Sendable (WorkerEvent) -> Void,
                 onExit: @escaping @Sendable (_ status: Int32, _ signalled: Bool) -> Void) throws -> any WorkerHandle {
-        try WorkerProcess(executable: executable, onEvent: onEvent, onExit: onExit)
+        let environment = TesseraLogging.childEnvironment(ProcessInfo.processInfo.environment, format: logFormat, level: logLevel,
+                                                          taskId: taskId, nodeId: nodeId)
+        return try WorkerProcess(executable: executable, environment: environment, onEvent: onEvent, onExit: onExit)
     }
 }
 

@@ -16,11 +16,14 @@ final class WorkerProcess: @unchecked Sendable {
     private let encoder = JSONEncoder()
     let pid: Int32
 
-    init(executable: String, onEvent: @escaping @Sendable (WorkerEvent) -> Void,
+    /// `environment`: the worker's whole environment (nil: this process's), which tells it the
+    /// log format, level and task before its start command arrives (`TesseraLogging`).
+    init(executable: String, environment: [String: String]? = nil, onEvent: @escaping @Sendable (WorkerEvent) -> Void,
          onExit: @escaping @Sendable (_ status: Int32, _ signalled: Bool) -> Void) throws {
         let stdinPipe = Pipe(), stdoutPipe = Pipe()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["worker"]
+        if let environment { process.environment = environment }
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.standardError
