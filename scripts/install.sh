@@ -58,6 +58,9 @@ APT_PACKAGES=(
     # the console's end-to-end tests (tests/live/test_console_browser.py): headless Chromium and
     # its WebDriver, driven by selenium (requirements-test.txt) with the driver's path given
     chromium chromium-driver
+    # promtool, which checks deploy/monitoring's alert rules and the dashboard's PromQL
+    # (tests/test_deploy_monitoring.py)
+    prometheus
     curl ca-certificates
 )
 
