@@ -82,6 +82,7 @@ final class HLSLadderMirror: ObjectUploader {
         }
         if outcome == .progressed { return .progressed }
         guard variants.allSatisfy(\.hasSentPlaylist) else { return outcome }
+        retryAt = schedule.due(retryAt, nowSeconds: now, finishing: finished)
         if let retryAt, now < retryAt { return .waiting }
         guard let master = FileManager.default.contents(atPath: masterPath) else { return outcome }
         masterCurrent = master == sentMaster
@@ -98,7 +99,7 @@ final class HLSLadderMirror: ObjectUploader {
                 masterFailure = "\(error)"
             } else {
                 failures += 1
-                retryAt = now + schedule.delay(afterFailures: failures)
+                retryAt = now + schedule.delay(afterFailures: failures, finishing: finished)
             }
         }
         return .progressed

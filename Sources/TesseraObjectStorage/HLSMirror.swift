@@ -46,14 +46,16 @@ final class HLSMirror: ObjectUploader {
 
     func step(nowSeconds now: Double) -> StepOutcome {
         guard status.state == .uploading else { return .idle }
-        if let retryAt, now < retryAt { return .waiting }
         guard let data = FileManager.default.contents(atPath: playlistPath) else {
             if finished { giveUp("no playlist was written") }
             return .idle
         }
         let playlist = String(decoding: data, as: UTF8.self)
         let plan = HLSUploadPlan.plan(playlist: playlist, uploaded: uploaded)
+        // Before the retry wait: the backlog grows while the store is away, and the status says so.
         status.waitingBytes = plan.segments.reduce(0) { $0 + (SpoolFile.length(path(of: $1)) ?? 0) }
+        retryAt = schedule.due(retryAt, nowSeconds: now, finishing: finished)
+        if let retryAt, now < retryAt { return .waiting }
         do {
             if let next = plan.segments.first {
                 // Missing here: sent by an earlier run of the task (the playlist was fetched from the store).
@@ -82,7 +84,7 @@ final class HLSMirror: ObjectUploader {
         } catch {
             if error.isPermanent { giveUp("\(error)"); return .progressed }
             failures += 1
-            retryAt = now + schedule.delay(afterFailures: failures)
+            retryAt = now + schedule.delay(afterFailures: failures, finishing: finished)
             status.reason = "\(error) (retrying)"
             return .progressed
         }

@@ -62,6 +62,14 @@ final class MultipartRecording: ObjectUploader {
             } catch {
                 machine.failed(error, nowSeconds: now)
             }
+        case .verify:
+            do {
+                let head = try client.headObject(bucket, key: key)
+                machine.verified(bytes: head?.bytes, etag: head?.etag)
+                if machine.status.state == .uploaded { try? FileManager.default.removeItem(atPath: path) }
+            } catch {
+                machine.failed(error, nowSeconds: now)
+            }
         case .abort:
             if let uploadId = machine.uploadId { try? client.abortMultipartUpload(bucket, key: key, uploadId: uploadId) }
             machine.giveUp("nothing was recorded")

@@ -45,6 +45,16 @@ public final class S3Client: Sendable {
         }
     }
 
+    /// An object's size and ETag; nil when there is no such key.
+    public func headObject(_ bucket: String, key: String) throws(S3Failure) -> (bytes: Int64, etag: String?)? {
+        do {
+            let answer = try send("HEAD", bucket: bucket, key: key, timeoutSeconds: 10)
+            return (answer.contentLength ?? 0, answer.etag)
+        } catch where error.status == 404 && error.code != "NoSuchBucket" {
+            return nil
+        }
+    }
+
     public func deleteObject(_ bucket: String, key: String) throws(S3Failure) {
         _ = try send("DELETE", bucket: bucket, key: key)
     }
@@ -118,6 +128,7 @@ public final class S3Client: Sendable {
         var status: Int
         var etag: String?
         var body: Data
+        var contentLength: Int64? = nil
     }
 
     private func send(_ method: String, bucket: String, key: String?, query: [(String, String)] = [], body: Data = Data(),
@@ -158,7 +169,8 @@ public final class S3Client: Sendable {
             default: throw S3Failure(status: status, code: nil, message: "")
             }
         }
-        return Answer(status: status, etag: response.headers.first(name: "ETag"), body: data)
+        return Answer(status: status, etag: response.headers.first(name: "ETag"), body: data,
+                      contentLength: response.headers.first(name: "Content-Length").flatMap { Int64($0) })
     }
 
     private static func describe(_ error: Error) -> String {

@@ -5,13 +5,16 @@ public struct PacketCounters: Codable, Sendable, Equatable {
     public var lost: Int64 = 0
     public var reordered: Int64 = 0
     public var late: Int64 = 0
-    /// Datagrams that were not usable RTP for this input: malformed, another payload type,
-    /// a stranger's SSRC, truncated.
+    /// Datagrams that were not usable RTP for this input: not RTP at all, truncated, another
+    /// payload type, failing SRTP authentication (the sum of `refused` but for `source`), and
+    /// packets whose payload the depacketizer could not read. A well-formed packet refused for
+    /// its sender (`refused.source`) is not in it, so no datagram is counted both here and there.
     public var malformed: Int64 = 0
     /// Times a sender restarted (new SSRC or renumbered stream) and was taken up again.
     public var senderRestarts: Int64 = 0
     /// Datagrams refused, by reason (`payloadType`, `source`, `malformed`, `truncated`,
-    /// `authentication`); `malformed` above is their sum, as before reasons were told apart.
+    /// `authentication`): each under one reason only, the first check it failed (whether it is
+    /// RTP at all comes before who sent it: `RTPPacket.headerProblem`).
     public var refused: [String: Int64] = [:]
     /// Milliseconds of audio concealed over lost packets.
     public var concealedMilliseconds: Int64 = 0
@@ -22,6 +25,19 @@ public struct PacketCounters: Codable, Sendable, Equatable {
     /// clock step) rather than drifted.
     public var clockJumps: Int64 = 0
     public init() {}
+
+    /// The refusal reason that is about who sent a packet, not what it is: not in `malformed`.
+    public static let sourceReason = "source"
+
+    /// Adds one stream's refusals (each datagram under its one reason) and the packets its
+    /// depacketizer found malformed (taken packets, never refused ones).
+    public mutating func add(refused counts: [String: Int64], depacketizerMalformed: Int64) {
+        malformed += depacketizerMalformed
+        for (reason, count) in counts where count > 0 {
+            refused[reason, default: 0] += count
+            if reason != Self.sourceReason { malformed += count }
+        }
+    }
 
     private enum CodingKeys: String, CodingKey {
         case received, lost, reordered, late, malformed, senderRestarts, refused, concealedMilliseconds, clockDriftPpm, clockJumps

@@ -104,6 +104,12 @@ final class RTPReader: InputReader {
                 noteControl(buffer, length: received, from: sender, stream: stream, arrival: arrival)
                 continue
             }
+            // Not RTP at all: refused as malformed whoever sent it, before the sender is looked at,
+            // so it is counted once (never also as a refused source) and cannot latch a sender.
+            if let problem = RTPPacket.headerProblem(UnsafeRawBufferPointer(rebasing: buffer[0..<received])) {
+                refuse(.malformed, stream, "a datagram from \(sender) is not RTP: \(problem.rawValue)")
+                continue
+            }
             guard admit(sender, to: stream, arrival: arrival) else { continue }
             guard let length = unprotect(buffer, length: received, rtcp: false, of: stream, from: sender) else { continue }
             guard let packet = mediaPacket(UnsafeRawBufferPointer(rebasing: buffer[0..<length]), of: stream, from: sender) else {
@@ -353,13 +359,9 @@ final class RTPReader: InputReader {
             total.reordered += reorder.reordered
             total.late += reorder.late + reorder.duplicates
             // Packets of a would-be new sender on probation are not refused: they are adopted
-            // with it, or were a stray that proved nothing.
-            var malformed = stream.depacketizer.statistics.malformedPackets
-            for (reason, count) in stream.refused {
-                total.refused[reason.rawValue, default: 0] += count
-                malformed += count
-            }
-            total.malformed += malformed
+            // with it, or were a stray that proved nothing. A source refusal is not malformed.
+            total.add(refused: Dictionary(stream.refused.map { ($0.key.rawValue, $0.value) }, uniquingKeysWith: +),
+                      depacketizerMalformed: stream.depacketizer.statistics.malformedPackets)
             total.senderRestarts += reorder.restarts
             status.rtcp = status.rtcp + stream.rtcp.counters
             let state = mediumState(stream, now: now)
