@@ -36,6 +36,12 @@ struct MixCommand: ParsableCommand {
         case .success(let task):
             resolved = task
         }
+        // Refused before anything opens, in the words `tessera validate` uses.
+        let serveOnly = TaskLoading.serveOnlyLines(resolved)
+        guard serveOnly.isEmpty else {
+            for line in serveOnly { StandardError.line("error: \(line)") }
+            throw ExitCode(1)
+        }
 
         if resolved.mode == .relay {
             try runRelay(resolved)

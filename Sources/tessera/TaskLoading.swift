@@ -26,6 +26,18 @@ enum TaskLoading {
     static func validate(_ data: Data, options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
         TaskValidator.validate(json: data, options: options)
     }
+
+    /// What in a valid document only `tessera serve` can run, one `serve only: field.path: why`
+    /// line each (empty when `tessera mix` runs it). `validate` prints these lines and still
+    /// exits 0 (the document is valid, for the server); `mix` prints the same lines and exits 1
+    /// before opening anything, instead of failing on the first such input once started.
+    static func serveOnlyLines(_ task: ResolvedTask) -> [String] {
+        task.inputs.enumerated().compactMap { index, input in
+            guard case .rtpAllocate = input.source else { return nil }
+            return "serve only: inputs[\(index)].rtp.allocate: RTP ports are allocated by `tessera serve` (POST /v1/tasks); "
+                + "`tessera mix` cannot run this input (give it rtp.sdp or a file instead)"
+        }
+    }
 }
 
 /// A failure the command reports in one line and exits 1 for.

@@ -5,7 +5,8 @@ import TesseraCore
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check a task document and print every problem with its field path (exit 1 if any)."
+        abstract: "Check a task document and print every problem with its field path (exit 1 if any).",
+        discussion: "A valid document that only `tessera serve` can run (rtp.allocate inputs) is valid (exit 0), with a `serve only:` line per such field."
     )
 
     @Argument(help: "The task document (JSON).") var task: String
@@ -23,6 +24,7 @@ struct ValidateCommand: ParsableCommand {
                   + "\(resolved.layout?.regions.count ?? 0) region(s), \(resolved.outputs.count) output(s)")
             // The same document runs under both commands: say where the field does something.
             if resolved.callbackUrl != nil { print("note: callbackUrl is posted to by tessera serve only; tessera mix ignores it") }
+            for line in TaskLoading.serveOnlyLines(resolved) { print(line) }
         case .failure(let failure):
             for issue in failure.issues { print("\(issue.path): \(issue.message)") }
             throw ExitCode(1)
