@@ -14,6 +14,10 @@ public struct StatusChangeLog: Sendable {
         public var level: Logger.Level
         public var message: String
         public var metadata: [String: String] = [:]
+
+        public init(level: Logger.Level, message: String, metadata: [String: String] = [:]) {
+            self.level = level; self.message = message; self.metadata = metadata
+        }
     }
 
     /// A burst of late frames ends after this long without a new one.
@@ -99,7 +103,10 @@ public struct StatusChangeLog: Sendable {
                     lines.append(Line(level: .info, message: previousState == .reconnecting ? "output live again" : "output live",
                                       metadata: metadata))
                 case .reconnecting: lines.append(Line(level: .warning, message: "output reconnecting", metadata: metadata))
-                case .failed: lines.append(Line(level: .warning, message: "output gave up", metadata: metadata))
+                case .failed:
+                    // While the task runs, a failed output has given up; at the end it just did not finish.
+                    let running = status.state == .running || status.state == .starting
+                    lines.append(Line(level: .warning, message: running ? "output gave up" : "output failed", metadata: metadata))
                 case .paused: lines.append(Line(level: .info, message: "output paused", metadata: metadata))
                 case .finished: lines.append(Line(level: .info, message: "output finished", metadata: metadata))
                 }
