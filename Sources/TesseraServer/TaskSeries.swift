@@ -64,6 +64,12 @@ public struct TaskSeries: Sendable {
             seen.insert(id)
             var task = tracked[id] ?? Tracked(hidden: status.state.isFinal)
             defer { tracked[id] = task }
+            if !status.state.isFinal {
+                // Running (again: a task id used anew after its task ended): exported until it ends.
+                task.hidden = false
+                task.endedAt = nil
+                task.endedShown = false
+            }
             if task.hidden { continue }
             if status.state.isFinal {
                 if let endedAt = task.endedAt, now - endedAt >= Self.endedGraceSeconds, task.endedShown { continue }

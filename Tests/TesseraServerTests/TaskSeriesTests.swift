@@ -83,6 +83,10 @@ import Testing
         // A task already over when first seen (a restart of the server) is not exported at all.
         var fresh = TaskSeries()
         #expect(!TaskSeries.text(fresh.families(ended, nodeId: nil, now: 0)).contains(#"task_id="a""#))
+        // Its id used again by a new task: exported again, and again until a grace after it ends.
+        #expect(TaskSeries.text(fresh.families([Self.status("a")], nodeId: nil, now: 1)).contains(#"task_id="a""#))
+        #expect(TaskSeries.text(series.families([Self.status("a")], nodeId: nil, now: 200)).contains(#"task_id="a""#))
+        #expect(TaskSeries.text(series.families(ended, nodeId: nil, now: 201)).contains(#"task_id="a""#))
     }
 
     @Test func labelValuesAreEscaped() {
