@@ -55,6 +55,12 @@ public final class MixPipeline: @unchecked Sendable {
     private let lock = NSLock()
     private var isCancelled = false
     private var stopRequested = false
+    /// Set when `run` has returned: the status then shows every input and output in a final state.
+    private var ended = false
+    /// Live: why the task ends `failed` — every output gave up (see `outputsGaveUp`).
+    private var givenUpReason: String?
+    /// When the outputs were last asked whether they all gave up (`MonotonicClock` nanoseconds).
+    private var lastGiveUpCheck: UInt64 = 0
     private var pendingUpdate: PendingUpdate?
     private var snapshotWaiters: [(YUVImage?) -> Void] = []
     var workers: [InputWorker] = []
@@ -73,6 +79,8 @@ public final class MixPipeline: @unchecked Sendable {
 
     /// Live: seconds a dropped output keeps reconnecting before it is `failed`.
     private let outputGiveUpSeconds: Double
+    /// Live: seconds a network output may take no bytes before it is taken as lost (a stall).
+    let outputStallSeconds: Double
 
     /// Live: `--rtp-bind-address`, for RTP inputs' sockets (nil: none; see `RTPBindAddress`).
     private let rtpBindAddress: String?
@@ -80,11 +88,12 @@ public final class MixPipeline: @unchecked Sendable {
     /// Held while the upload spool is full (`s3://` outputs skip packets).
     private let outputHold: OutputHold?
 
-    public init(task: ResolvedTask, outputGiveUpSeconds: Double, rtpBindAddress: String? = nil,
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double, rtpBindAddress: String? = nil,
                 outputHold: OutputHold? = nil) {
         self.outputHold = outputHold
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
+        self.outputStallSeconds = outputStallSeconds
         self.rtpBindAddress = rtpBindAddress
         live = task.pace == .realtime
         latency = task.video?.latency ?? .normal
@@ -130,30 +139,16 @@ public final class MixPipeline: @unchecked Sendable {
     }
 
     public var status: Status {
-        let (current, outputs, stats) = lock.withLock { (workers, self.outputs, self.stats) }
+        let (current, outputs, stats, ended) = lock.withLock { (workers, self.outputs, self.stats, self.ended) }
         let outputStates = outputs?.outputStates.map { entry in
-            var status = OutputStatus(url: URLRedaction.redact(entry.output.url), state: Self.outputState(entry.snapshot.state),
-                                      bytes: entry.snapshot.bytes, reconnects: entry.snapshot.reconnects,
-                                      lastError: entry.snapshot.lastError)
-            status.sdp = entry.snapshot.sessionDescription
-            status.rtp = entry.snapshot.rtp
-            return status
-        } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) }
-        let inputStates = current.isEmpty
+            OutputStatus(output: entry.output, snapshot: entry.snapshot, taskEnded: ended)
+        } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: ended ? .failed : .connecting) }
+        var inputStates = current.isEmpty
             ? task.inputs.map { InputStatus(id: $0.id, state: .waiting) }
             : current.map { worker in worker.status.withAudioLevel(stats.audioLevels[worker.input.id]) }
+        if ended { inputStates = inputStates.map { $0.ended() } }
         return Status(running: stats.running, frames: stats.frames, fps: stats.fps, bitrateKbps: stats.bitrateKbps,
                       lateFrames: stats.lateFrames, inputs: inputStates, outputs: outputStates, encodes: outputs?.encodes)
-    }
-
-    private static func outputState(_ state: Publisher.State) -> OutputStatus.State {
-        switch state {
-        case .connecting: return .connecting
-        case .live, .finished: return .live
-        case .reconnecting: return .reconnecting
-        case .failed: return .failed
-        case .paused: return .paused
-        }
     }
 
     // MARK: Run
@@ -161,6 +156,10 @@ public final class MixPipeline: @unchecked Sendable {
     /// Runs the task to its end on the calling thread. Offline, a failure removes the files it
     /// started; the error names the input or output at fault.
     public func run(progress: (Progress) -> Void = { _ in }) throws {
+        defer {
+            lock.withLock { ended = true }
+            statusChanged.notify()
+        }
         var sources: [(any OpenedInput)?] = Array(repeating: nil, count: task.inputs.count)
         let decoderThreads = SourceOpener.decoderThreads(inputCount: task.inputs.count)
         if !live {
@@ -176,7 +175,8 @@ public final class MixPipeline: @unchecked Sendable {
         let outputs: OutputSet
         do {
             outputs = try OutputSet(outputs: task.outputs, video: task.video, audio: task.audio, interrupt: interrupt,
-                                    live: live, giveUpSeconds: outputGiveUpSeconds, retirement: retirement,
+                                    live: live, giveUpSeconds: outputGiveUpSeconds, stallSeconds: outputStallSeconds,
+                                    retirement: retirement,
                                     stateChanged: statusChanged, hold: outputHold)
         } catch {
             throw TaskError.output(reason: "\(error)")
@@ -214,12 +214,30 @@ public final class MixPipeline: @unchecked Sendable {
             if let error = error as? TaskError { throw error }
             throw TaskError.output(reason: "\(error)")
         }
+        if let reason = lock.withLock({ givenUpReason }) { throw TaskError.output(reason: reason) }
     }
 
     // MARK: Used by the output clock (its thread)
 
     var wasCancelled: Bool { lock.withLock { isCancelled } }
-    var wasStopRequested: Bool { lock.withLock { stopRequested } }
+    /// Live: a stop was asked for, or every output gave up (the task then ends `failed`).
+    var wasStopRequested: Bool { lock.withLock { stopRequested } || outputsGaveUp }
+
+    /// Live: true once every output has failed (given up reconnecting, or a file that cannot be
+    /// written); `givenUpReason` then names them. Asked on every frame, so the outputs are looked
+    /// at five times a second at most.
+    private var outputsGaveUp: Bool {
+        guard live else { return false }
+        let now = MonotonicClock.nanoseconds
+        let outputs = lock.withLock { () -> OutputSet? in
+            if givenUpReason != nil { return nil }
+            guard now &- lastGiveUpCheck >= 200_000_000 else { return nil }
+            lastGiveUpCheck = now
+            return self.outputs
+        }
+        if let reason = outputs?.allOutputsFailedReason { lock.withLock { givenUpReason = reason } }
+        return lock.withLock { givenUpReason != nil }
+    }
 
     /// An update with its still images already decoded (or the error decoding them gave).
     struct PendingUpdate {

@@ -16,15 +16,23 @@ public final class RelayPipeline: @unchecked Sendable {
     private var session: RelaySession?
     private var inputState: InputStatus.State = .waiting
     private var lastError: String?
+    /// Set when `run` has returned: the status then shows every output in a final state.
+    private var ended = false
+    /// Why the relay ends `failed`: every output gave up.
+    private var givenUpReason: String?
+    private var lastGiveUpCheck: UInt64 = 0
     /// Raised when the input or an output changes state.
     let statusChanged = ChangeSignal()
 
     /// How long a dropped output keeps reconnecting before it is `failed` (`--output-give-up-seconds`).
     private let outputGiveUpSeconds: Double
+    /// Seconds a network output may take no bytes before it is taken as lost (`--output-stall-seconds`).
+    let outputStallSeconds: Double
 
-    public init(task: ResolvedTask, outputGiveUpSeconds: Double) {
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double) {
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
+        self.outputStallSeconds = outputStallSeconds
     }
 
     public func requestStop() {
@@ -38,13 +46,22 @@ public final class RelayPipeline: @unchecked Sendable {
     }
 
     public func run() throws {
+        defer {
+            lock.withLock {
+                ended = true
+                // An input never opened failed (the error says why); one that ran has ended.
+                if inputState == .live { inputState = .ended }
+                if inputState == .waiting { inputState = self.session == nil ? .failed : .ended }
+            }
+            statusChanged.notify()
+        }
         guard let input = task.inputs.first else { throw TaskError.output(reason: "relay needs one input") }
         let source = try SourceOpener.open(input, interrupt: interrupt, decoderThreads: 1)
         let session: RelaySession
         do {
             session = try RelaySession(source: source, loop: input.loop, realtime: task.pace == .realtime,
                                        audio: task.audio, outputs: task.outputs, giveUpSeconds: outputGiveUpSeconds,
-                                       stateChanged: statusChanged)
+                                       stallSeconds: outputStallSeconds, stateChanged: statusChanged)
         } catch {
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }
@@ -63,7 +80,7 @@ public final class RelayPipeline: @unchecked Sendable {
         }
         defer { stopSignal.cancel() }
         do {
-            try session.run(stop: stopSignal) { [self] in lock.withLock { stopRequested } }
+            try session.run(stop: stopSignal) { [self] in lock.withLock { stopRequested } || outputsGaveUp(session) }
             lock.withLock { inputState = .ended }
             statusChanged.notify()
         } catch {
@@ -74,16 +91,31 @@ public final class RelayPipeline: @unchecked Sendable {
             statusChanged.notify()
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }
+        if let reason = lock.withLock({ givenUpReason }) { throw TaskError.output(reason: reason) }
+    }
+
+    /// True once every output has failed (`givenUpReason` then names them); looked at five times
+    /// a second at most, though asked for every packet.
+    private func outputsGaveUp(_ session: RelaySession) -> Bool {
+        let now = MonotonicClock.nanoseconds
+        let due = lock.withLock { () -> Bool in
+            guard givenUpReason == nil, now &- lastGiveUpCheck >= 200_000_000 else { return false }
+            lastGiveUpCheck = now
+            return true
+        }
+        if due, let reason = OutputFault.allOutputsFailedReason(session.outputStates.map {
+            ($0.output.url, $0.snapshot.state, $0.snapshot.lastError)
+        }) {
+            lock.withLock { givenUpReason = reason }
+        }
+        return lock.withLock { givenUpReason != nil }
     }
 
     public var status: MixPipeline.Status {
-        let (session, state, error) = lock.withLock { (self.session, inputState, lastError) }
+        let (session, state, error, ended) = lock.withLock { (self.session, inputState, lastError, self.ended) }
         let outputs = session?.outputStates.map { entry in
-            OutputStatus(url: URLRedaction.redact(entry.output.url), state: entry.snapshot.state == .failed ? .failed
-                         : entry.snapshot.state == .reconnecting ? .reconnecting
-                         : entry.snapshot.state == .connecting ? .connecting : .live,
-                         bytes: entry.snapshot.bytes, reconnects: entry.snapshot.reconnects, lastError: entry.snapshot.lastError)
-        } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: .connecting) }
+            OutputStatus(output: entry.output, snapshot: entry.snapshot, taskEnded: ended)
+        } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: ended ? .failed : .connecting) }
         let inputs = task.inputs.map { InputStatus(id: $0.id, state: state, frames: session?.packetsRelayed ?? 0, lastError: error) }
         return MixPipeline.Status(running: session != nil, frames: session?.packetsRelayed ?? 0, fps: 0, bitrateKbps: 0,
                                   lateFrames: 0, inputs: inputs, outputs: outputs)

@@ -61,7 +61,29 @@ public final class InterruptFlag: @unchecked Sendable {
         tessera_interrupt_set_deadline(pointer, deadline)
     }
 
+    /// Makes blocking FFmpeg calls give up at once (abandoning a connection: its close then
+    /// sends nothing more to a peer that stopped reading).
+    public func expire() {
+        tessera_interrupt_set_deadline(pointer, max(1, av_gettime_relative() - 1))
+    }
+
     var callback: AVIOInterruptCB { tessera_make_interrupt(pointer) }
+
+    // MARK: Stall watch (the calling thread's own FFmpeg calls)
+
+    /// Makes the FFmpeg calls this thread makes next give up once `context`'s output has not moved
+    /// for `seconds` (see shim.h); nil context ends the watch. Call on the thread that calls FFmpeg.
+    func watchProgress(of context: UnsafeMutablePointer<AVFormatContext>?, stallSeconds seconds: Double) {
+        tessera_interrupt_watch(pointer, context, Int64(seconds * 1_000_000))
+    }
+
+    /// Forgets `context` (being closed): a container later made at the same address is a new connection.
+    func forget(_ context: UnsafeMutablePointer<AVFormatContext>) {
+        tessera_interrupt_forget(pointer, context)
+    }
+
+    /// Whether the last watched call gave up because nothing moved (rather than a deadline or a cancel).
+    var didStall: Bool { tessera_interrupt_stalled(pointer) != 0 }
 
     // MARK: Sleeps
 

@@ -11,13 +11,20 @@ final class Muxer {
     private var headerWritten = false
     private var trailerWritten = false
     let interrupt: InterruptFlag
+    /// Network outputs: how long closing may take (a last flush to a peer that stopped reading
+    /// would otherwise wait for ever). Nil for files, whose writes are never cut short.
+    private let closeTimeoutSeconds: Double?
+    /// Installed on the context before the header (an HLS run's playlist rewriting), kept as long.
+    private let attachment: MuxerAttachment?
 
     /// Creates the container, its streams (from the encoders' `streams`) and opens `url` for writing.
     /// `protocols` is FFmpeg's whitelist for this open.
     init(url: String, formatName: String, streams: [StreamDescription], startOffsetMicroseconds: Int64 = 0,
          options: [String: String] = [:], protocols: String, interrupt: InterruptFlag,
-         openTimeoutSeconds: Double? = 10) throws {
+         openTimeoutSeconds: Double? = 10, closeTimeoutSeconds: Double? = nil, attachment: MuxerAttachment? = nil) throws {
         self.interrupt = interrupt
+        self.attachment = attachment
+        self.closeTimeoutSeconds = closeTimeoutSeconds
         self.startOffsetMicroseconds = startOffsetMicroseconds
         var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
         try FFmpeg.check(avformat_alloc_output_context2(&allocated, nil, formatName, url), "cannot create a \(formatName) output")
@@ -42,14 +49,37 @@ final class Muxer {
             try FFmpeg.check(avio_open2(&context.pointee.pb, url, AVIO_FLAG_WRITE, &callback, &whitelist.pointer),
                              "cannot open for writing")
         }
+        attachment?.attach(to: context)
         let muxerOptions = OptionDictionary(options)
         try FFmpeg.check(avformat_write_header(context, &muxerOptions.pointer), "cannot write the container header")
         headerWritten = true
     }
 
     deinit {
-        if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+        closeIO(timeoutSeconds: closeTimeoutSeconds)
+        interrupt.forget(context)
         avformat_free_context(context)
+    }
+
+    /// Closes the connection or file (a network one within `seconds`; nil waits as long as it takes).
+    private func closeIO(timeoutSeconds seconds: Double?) {
+        guard context.pointee.pb != nil else { return }
+        guard let seconds else {
+            avio_closep(&context.pointee.pb)
+            return
+        }
+        interrupt.setDeadline(secondsFromNow: seconds)
+        avio_closep(&context.pointee.pb)
+        interrupt.setDeadline(secondsFromNow: nil)
+    }
+
+    /// Drops a network connection without waiting on its peer: whatever is unsent stays unsent,
+    /// and the close sends nothing more (a peer that stopped reading would hold it for ever).
+    func abandon() {
+        guard context.pointee.pb != nil else { return }
+        interrupt.expire()
+        avio_closep(&context.pointee.pb)
+        interrupt.setDeadline(secondsFromNow: nil)
     }
 
     /// Muxer whose format wants codec headers out of band (MP4, FLV, Matroska).
@@ -60,7 +90,10 @@ final class Muxer {
 
     /// Writes a copy of `packet` as stream `streamIndex`, rescaled from its encoder's time base
     /// to the stream's (which `avformat_write_header` may have changed).
-    func write(_ packet: Packet, streamIndex: Int) throws {
+    ///
+    /// `stallSeconds`: a network output gives up with `OutputStall` once its destination has taken
+    /// no bytes for that long during the write (nil: no watch, as for files).
+    func write(_ packet: Packet, streamIndex: Int, stallSeconds: Double? = nil) throws {
         let copy = packet.clone()
         copy.pointer.pointee.stream_index = Int32(streamIndex)
         let stream = context.pointee.streams[streamIndex]!
@@ -70,14 +103,39 @@ final class Muxer {
             if copy.pointer.pointee.pts != FFmpeg.noPTS { copy.pointer.pointee.pts += offset }
             if copy.pointer.pointee.dts != FFmpeg.noPTS { copy.pointer.pointee.dts += offset }
         }
-        try FFmpeg.check(av_interleaved_write_frame(context, copy.pointer), "cannot write")
+        attachment?.prepare(copy.pointer, streamIndex: streamIndex)
+        try watched(stallSeconds) {
+            try FFmpeg.check(av_interleaved_write_frame(context, copy.pointer), "cannot write")
+        }
     }
 
-    /// Flushes interleaving queues and writes the trailer (the MP4 index, FLV duration).
-    func finish() throws {
+    /// Flushes interleaving queues and writes the trailer (the MP4 index, FLV duration). A network
+    /// output gives up with `OutputStall` when its destination takes no bytes for `stallSeconds`,
+    /// and its close then has a deadline too.
+    func finish(stallSeconds: Double? = nil) throws {
         guard headerWritten, !trailerWritten else { return }
         trailerWritten = true
-        try FFmpeg.check(av_write_trailer(context), "cannot finish the container")
-        if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+        do {
+            try watched(stallSeconds) {
+                try FFmpeg.check(av_write_trailer(context), "cannot finish the container")
+            }
+        } catch {
+            abandon()
+            throw error
+        }
+        closeIO(timeoutSeconds: closeTimeoutSeconds)
+    }
+
+    /// Runs `body` under the stall watch (when `stallSeconds` is given); an interruption the watch
+    /// caused is thrown as `OutputStall`.
+    private func watched(_ stallSeconds: Double?, _ body: () throws -> Void) throws {
+        guard let stallSeconds else { return try body() }
+        interrupt.watchProgress(of: context, stallSeconds: stallSeconds)
+        defer { interrupt.watchProgress(of: nil, stallSeconds: 0) }
+        do {
+            try body()
+        } catch let error as MediaError where error.isInterrupted && interrupt.didStall {
+            throw OutputStall(seconds: stallSeconds)
+        }
     }
 }

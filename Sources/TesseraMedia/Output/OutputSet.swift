@@ -34,6 +34,11 @@ public final class OutputSet {
     /// with the encoder, so a slow disk slows the run instead of losing packets.
     private let live: Bool
     private let giveUpSeconds: Double
+    /// Live network outputs: seconds their destination may take no bytes before they reconnect.
+    private let stallSeconds: Double
+    /// Set once `finish` has run: outputs written in step (offline files) then read `finished`,
+    /// or `failed` with the error their trailer gave.
+    private var endedOutputs: [String: String?]? = nil
     private let videoSettings: VideoSettings?
     private let audioSettings: AudioSettings
     /// Codec headers out of band (in extradata) for every encode: live outputs may be added later,
@@ -78,8 +83,9 @@ public final class OutputSet {
     /// Opens every output (and the encoders they need). On failure, closes and removes whatever
     /// it had opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
-                interrupt: InterruptFlag, live: Bool, giveUpSeconds: Double,
+                interrupt: InterruptFlag, live: Bool, giveUpSeconds: Double, stallSeconds: Double = 10,
                 retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) throws {
+        self.stallSeconds = stallSeconds
         self.interrupt = interrupt
         self.hold = hold
         self.stateChanged = stateChanged
@@ -229,8 +235,8 @@ public final class OutputSet {
             if live, !Self.isRaw(output) {
                 let main = try mainStreams(rendition: output.rendition)
                 let publisher = Publisher(output: output, streams: main.streams, startOffsetMicroseconds: main.startOffsetMicroseconds,
-                                          giveUpSeconds: giveUpSeconds, joinsMidStream: joinsMidStream, stateChanged: stateChanged,
-                                          hold: hold)
+                                          giveUpSeconds: giveUpSeconds, stallSeconds: stallSeconds, joinsMidStream: joinsMidStream,
+                                          stateChanged: stateChanged, hold: hold)
                 publisher.start()
                 destinationsLock.withLock { destinations.append((output, .publisher(publisher))) }
                 if let format = videoFormat(forRendition: output.rendition) { keyframes.request(format) }
@@ -346,9 +352,19 @@ public final class OutputSet {
             case .rtp(let publisher): return (entry.output, publisher.snapshot)
             case .ladder(let ladder): return (entry.output, ladder.snapshot)
             case .muxer, .raw:
-                return (entry.output, Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0, droppedPackets: 0, lastError: nil))
+                // Written in step with the encoder: live until `finish`, then as their trailers went.
+                let ended = destinationsLock.withLock { endedOutputs?[entry.output.url] }
+                let state: Publisher.State = ended == nil ? .live : ended! == nil ? .finished : .failed
+                return (entry.output, Publisher.Snapshot(state: state, bytes: 0, reconnects: 0, droppedPackets: 0,
+                                                         lastError: ended ?? nil))
             }
         }
+    }
+
+    /// Why the task should end when every output has given up (each named with its last error),
+    /// nil while one still runs. Read by the pipeline's thread, a few times a second.
+    public var allOutputsFailedReason: String? {
+        OutputFault.allOutputsFailedReason(outputStates.map { ($0.output.url, $0.snapshot.state, $0.snapshot.lastError) })
     }
 
     /// `recordings/day1/room.mp4` may name folders that do not exist yet.
@@ -451,6 +467,8 @@ public final class OutputSet {
             case .muxer, .raw, .ladder: break
             }
         }
+        var ended: [String: String?] = [:]
+        defer { destinationsLock.withLock { endedOutputs = ended } }
         for (output, destination) in destinations {
             do {
                 switch destination {
@@ -459,7 +477,9 @@ public final class OutputSet {
                 case .ladder(let ladder): try ladder.finish(timeoutSeconds: seconds, retirement: retirement)
                 case .publisher, .rtp: break
                 }
+                ended[output.url] = .some(nil)
             } catch {
+                ended[output.url] = .some("\(error)")
                 throw Self.failure(of: output, error)
             }
         }

@@ -17,8 +17,11 @@ struct OutputTarget {
     let isNetwork: Bool
     /// A folder a file output needs (`recordings/day1/room.mp4`), made before opening.
     let folder: String?
+    /// An HLS output's settings: each open is a run with its own init segment (`HLSPlaylistRewriter`).
+    let hls: HLSSettings?
 
     init(_ output: ResolvedOutput, hasVideo: Bool) {
+        if case .hls(let settings) = output.kind { hls = settings } else { hls = nil }
         switch output.kind {
         case .rtmp:
             url = output.url
@@ -69,14 +72,17 @@ struct OutputTarget {
     /// out of it; and a restarted task (crash, move) continuing the same playlist after a
     /// discontinuity, its segment numbers going on from the last one listed, so none is
     /// overwritten. The trailer writes `#EXT-X-ENDLIST`: a stopped task leaves a complete VOD.
-    static func hlsOptions(_ hls: HLSSettings) -> [String: String] {
+    ///
+    /// `run`: what this open found (`HLSRunPlaylist`): a playlist with earlier runs' segments is
+    /// continued after a discontinuity, and this run writes its own init segment; without it, a
+    /// first run (`room_init.mp4`).
+    static func hlsOptions(_ hls: HLSSettings, run: HLSRunPlaylist? = nil) -> [String: String] {
         let fileName = (hls.stem as NSString).lastPathComponent
         let segmentExtension = hls.segmentFormat == .fmp4 ? "m4s" : "ts"
         var flags = ["program_date_time", "independent_segments"]
-        // A playlist already there was written by an earlier run of the task: continue it after
-        // a discontinuity. (Over HTTP nobody can tell, so every run does; FFmpeg 5.1 then also
-        // marks the first run's first segment as one.)
-        if hls.overHTTP || FileManager.default.fileExists(atPath: hls.playlist) { flags += ["append_list", "discont_start"] }
+        // FFmpeg marks the run boundary itself; `HLSPlaylistRewriter` puts each run's
+        // `#EXT-X-MAP` after it and drops FFmpeg's marks before the first segment.
+        if run?.continues == true { flags.append("append_list") }
         if !hls.overHTTP { flags.append("temp_file") }
         var options = [
             "hls_time": String(hls.segmentSeconds),
@@ -84,7 +90,7 @@ struct OutputTarget {
             "hls_segment_filename": "\(hls.stem)_%05d.\(segmentExtension)",
             "hls_list_size": hls.playlistType == .live ? String(hls.windowSegments) : "0",
         ]
-        if hls.segmentFormat == .fmp4 { options["hls_fmp4_init_filename"] = "\(fileName)_init.mp4" }
+        if hls.segmentFormat == .fmp4 { options["hls_fmp4_init_filename"] = run?.initName ?? "\(fileName)_init.mp4" }
         if hls.playlistType == .event {
             options["hls_playlist_type"] = "event"
         } else {
@@ -95,11 +101,30 @@ struct OutputTarget {
         return options
     }
 
-    /// Opens the container and writes its header. Network destinations get 5 s to answer.
+    /// Opens the container and writes its header. Network destinations get 5 s to answer and 2 s
+    /// to close; a refusal is told in plain words (see `OutputFault.openFailure`).
     func open(streams: [StreamDescription], startOffsetMicroseconds: Int64, interrupt: InterruptFlag) throws -> Muxer {
         if let folder { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        return try Muxer(url: url, formatName: formatName, streams: streams,
-                         startOffsetMicroseconds: shiftsStart ? startOffsetMicroseconds : 0, options: options,
-                         protocols: protocols, interrupt: interrupt, openTimeoutSeconds: isNetwork ? 5 : 10)
+        let openTimeout: Double = isNetwork ? 5 : 10
+        _ = RTMPServerMessage.take()
+        // Each open of an HLS output is a run: the playlist as earlier runs left it decides this
+        // run's init segment and whether FFmpeg appends.
+        let rewriter = hls.map { HLSPlaylistRewriter($0, interrupt: interrupt) }
+        let options = rewriter.map { self.options.merging(Self.hlsOptions($0.settings, run: $0.run)) { $1 } } ?? self.options
+        do {
+            return try Muxer(url: url, formatName: formatName, streams: streams,
+                             startOffsetMicroseconds: shiftsStart ? startOffsetMicroseconds : 0, options: options,
+                             protocols: protocols, interrupt: interrupt, openTimeoutSeconds: openTimeout,
+                             closeTimeoutSeconds: isNetwork ? Self.closeTimeoutSeconds : nil, attachment: rewriter)
+        } catch let error as MediaError where isNetwork && !interrupt.isCancelled {
+            let words = OutputFault.openFailure(kind: formatName == "flv" ? .rtmp : .other, code: error.code,
+                                                serverMessage: RTMPServerMessage.take(), text: "\(error)",
+                                                timeoutSeconds: openTimeout)
+            throw MediaError(words)
+        }
     }
+
+    /// How long a network output's close may take: a last flush to a peer that stopped reading
+    /// is given up after it.
+    static let closeTimeoutSeconds = 2.0
 }

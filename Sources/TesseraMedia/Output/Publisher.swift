@@ -7,6 +7,11 @@ import TesseraCore
 /// queue overflows the publisher drops to the next keyframe, and when a network connection
 /// fails it reconnects with back-off (first retry within a second, then doubling to a cap),
 /// resuming at the next keyframe, until it gives up after `giveUpSeconds` and reports `failed`.
+/// A network destination that takes no bytes for `stallSeconds` (a CDN that stopped reading
+/// without closing) is a failure like any other: the connection is abandoned without waiting on
+/// it — every write, trailer and close of a network output has a deadline — and the output
+/// reconnects. It reads `live` only once the destination has accepted the stream and taken its
+/// first packet, and it always ends in a final state (`finished` or `failed`).
 ///
 /// Threads: `send`, `finish`, `cancel` and `snapshot` are called from the pipeline's thread; the
 /// publisher's own thread does all FFmpeg work on its muxer. Shared state is guarded by `condition`.
@@ -44,6 +49,8 @@ public final class Publisher: @unchecked Sendable {
     private let hasVideo: Bool
     private let startOffsetMicroseconds: Int64
     private let giveUpSeconds: Double
+    /// Network outputs: seconds the destination may take no bytes before the connection is lost.
+    private let stallSeconds: Double
     private let capacity: Int
     private let condition = NSCondition()
     private var queue: [QueuedPacket] = []
@@ -66,11 +73,8 @@ public final class Publisher: @unchecked Sendable {
     /// (a keyframe) is placed right after the last one written before the pause, and every later
     /// one moves by as much: the file's timeline has no hole where the pause was.
     private var paused = false
-    private var resuming = false
-    /// Microseconds taken out of the timeline by pauses so far.
-    private var pausedMicroseconds: Int64 = 0
-    /// Per stream, the end (µs, on the shifted timeline) of the last packet written.
-    private var writtenEnd: [Int64?]
+    /// Where packets go on the file's timeline across pauses (`PauseTimeline`).
+    private var timeline: PauseTimeline
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
     /// Uploaded outputs only: the upload spool is full, so packets are dropped for now.
@@ -79,8 +83,9 @@ public final class Publisher: @unchecked Sendable {
     /// `joinsMidStream`: added to a running task, so packets before the next keyframe are skipped;
     /// an output there from the start takes everything (the encoder's first frame is a keyframe).
     public init(output: ResolvedOutput, streams: [StreamDescription], startOffsetMicroseconds: Int64,
-                giveUpSeconds: Double, capacity: Int = 300, joinsMidStream: Bool = false,
+                giveUpSeconds: Double, stallSeconds: Double = 10, capacity: Int = 300, joinsMidStream: Bool = false,
                 stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) {
+        self.stallSeconds = stallSeconds
         self.output = output
         self.hold = output.upload == nil ? nil : hold
         target = OutputTarget(output, hasVideo: streams.contains(where: \.isVideo))
@@ -91,7 +96,7 @@ public final class Publisher: @unchecked Sendable {
         self.giveUpSeconds = giveUpSeconds
         self.capacity = capacity
         waitingForKeyframe = hasVideo && joinsMidStream
-        writtenEnd = Array(repeating: nil, count: streams.count)
+        timeline = PauseTimeline(streams: streams.count, videoStream: streams.firstIndex(where: \.isVideo))
         paused = output.paused
         if paused { state = .paused }
     }
@@ -142,7 +147,7 @@ public final class Publisher: @unchecked Sendable {
                 state = .paused
             } else {
                 waitingForKeyframe = hasVideo
-                resuming = true
+                timeline.resume()
                 state = .live
             }
             condition.broadcast()
@@ -199,7 +204,13 @@ public final class Publisher: @unchecked Sendable {
     private func run() {
         var failingSince: Double?
         var backoff = 0.5
+        var attempts = 0
+        defer { settle() }
         while true {
+            // Every attempt after the first counts, whether the last connection failed or the
+            // destination never answered.
+            if attempts > 0 { condition.withLock { reconnects += 1 } }
+            attempts += 1
             guard let muxer = connect() else {
                 // Files do not come back by waiting; network destinations may.
                 let now = MonotonicClock.seconds
@@ -216,35 +227,58 @@ public final class Publisher: @unchecked Sendable {
             }
             failingSince = nil
             backoff = 0.5
-            setState(.live)
+            // A file is live once open; a network destination once it has taken a packet.
+            if !isNetwork { setState(condition.withLock { paused } ? .paused : .live) }
             let outcome = pump(muxer)
             switch outcome {
             case .finished:
-                do { try muxer.finish() } catch { record(error) }
-                setState(.finished)
+                do {
+                    try muxer.finish(stallSeconds: isNetwork ? stallSeconds : nil)
+                    setState(.finished)
+                } catch {
+                    record(error)
+                    setState(.failed)
+                }
                 return
             case .cancelled:
+                if isNetwork { muxer.abandon() }
                 return
             case .failed(let error):
                 record(error)
                 guard isNetwork else { setState(.failed); return }
-                condition.withLock {
-                    reconnects += 1
-                    state = .reconnecting
+                // Not a byte more to a peer that stopped reading: closing it must not wait.
+                muxer.abandon()
+                let ending = condition.withLock { () -> Bool in
+                    state = finishing || cancelled ? .failed : .reconnecting
                     stateChanged?.notify()
                     queue.removeAll()
                     waitingForKeyframe = hasVideo
                     condition.broadcast()
+                    return finishing || cancelled
                 }
+                if ending { return }
                 failingSince = MonotonicClock.seconds
                 if sleepInterruptibly(backoff) { return }
             }
         }
     }
 
+    /// Leaves a final state when the thread ends (see `OutputFault.finalState`).
+    private func settle() {
+        let changed = condition.withLock { () -> Bool in
+            let final = OutputFault.finalState(state, hasError: lastError != nil)
+            defer { state = final; condition.broadcast() }
+            return final != state
+        }
+        if changed { stateChanged?.notify() }
+    }
+
     private enum PumpOutcome { case finished, cancelled, failed(Error) }
 
     private func pump(_ muxer: Muxer) -> PumpOutcome {
+        // A network destination that takes no bytes for this long is lost; a file's writes are not watched.
+        let stall = isNetwork ? stallSeconds : nil
+        var announced = !isNetwork
         while true {
             condition.lock()
             while queue.isEmpty && !finishing && !cancelled { condition.wait() }
@@ -260,11 +294,13 @@ public final class Publisher: @unchecked Sendable {
             guard keep else { continue }
             do {
                 let size = Int64(next.packet.pointer.pointee.size)
-                // A peer that stops reading must not hold this thread: give each write a deadline.
-                interrupt.setDeadline(secondsFromNow: 10)
-                defer { interrupt.setDeadline(secondsFromNow: nil) }
-                try muxer.write(next.packet, streamIndex: next.streamIndex)
+                try muxer.write(next.packet, streamIndex: next.streamIndex, stallSeconds: stall)
                 condition.withLock { bytes += size }
+                if !announced {
+                    // The destination accepted the stream (RTMP: `NetStream.Publish.Start`) and its first packet.
+                    announced = true
+                    setState(condition.withLock { paused } ? .paused : .live)
+                }
             } catch {
                 return .failed(error)
             }
@@ -280,23 +316,15 @@ public final class Publisher: @unchecked Sendable {
         let microseconds = AVRational(num: 1, den: 1_000_000)
         guard packet.pointee.pts != FFmpeg.noPTS else { return true }
         let start = av_rescale_q(packet.pointee.pts, timeBase, microseconds)
-        if resuming {
-            resuming = false
-            if let lastEnd = writtenEnd.compactMap({ $0 }).max() {
-                pausedMicroseconds = max(pausedMicroseconds, start - lastEnd)
-            }
-        }
-        let shift = av_rescale_q(pausedMicroseconds, microseconds, timeBase)
-        let shiftedStart = start - pausedMicroseconds
-        if let end = writtenEnd[next.streamIndex], shiftedStart < end - 1000 { return false }
-        packet.pointee.pts -= shift
-        if packet.pointee.dts != FFmpeg.noPTS { packet.pointee.dts -= shift }
         // x264's packets carry no duration: a picture lasts one frame.
         let frameRate = streams[next.streamIndex].frameRate
         let duration = packet.pointee.duration > 0 || frameRate.num <= 0
             ? av_rescale_q(packet.pointee.duration, timeBase, microseconds)
             : av_rescale_q(1, AVRational(num: frameRate.den, den: frameRate.num), microseconds)
-        writtenEnd[next.streamIndex] = shiftedStart + max(duration, 0)
+        guard let paused = timeline.place(stream: next.streamIndex, start: start, duration: duration) else { return false }
+        let shift = av_rescale_q(paused, microseconds, timeBase)
+        packet.pointee.pts -= shift
+        if packet.pointee.dts != FFmpeg.noPTS { packet.pointee.dts -= shift }
         return true
     }
 

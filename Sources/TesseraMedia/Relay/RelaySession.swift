@@ -46,7 +46,7 @@ public final class RelaySession {
 
     /// `giveUpSeconds`: how long a dropped live output keeps reconnecting before it is `failed`.
     public init(source: MediaSource, loop: Bool, realtime: Bool, audio: AudioSettings, outputs: [ResolvedOutput],
-                giveUpSeconds: Double, stateChanged: ChangeSignal? = nil) throws {
+                giveUpSeconds: Double, stallSeconds: Double = 10, stateChanged: ChangeSignal? = nil) throws {
         try Self.checkCodecs(source, outputs: outputs)
         self.source = source
         self.loop = loop
@@ -69,7 +69,7 @@ public final class RelaySession {
         }
         self.streams = streams
         publishers = outputs.map {
-            Publisher(output: $0, streams: streams, startOffsetMicroseconds: 0, giveUpSeconds: giveUpSeconds, capacity: 2000,
+            Publisher(output: $0, streams: streams, startOffsetMicroseconds: 0, giveUpSeconds: giveUpSeconds, stallSeconds: stallSeconds, capacity: 2000,
                       stateChanged: stateChanged)
         }
     }
