@@ -8,8 +8,9 @@
 public struct UploadVerdict: Sendable, Equatable {
     /// The current upload failed: the output reads `failed`, and `lastError` says why, at once.
     public var refusal: String?
-    /// The current upload is being retried (the store is slow or away): the output's state stands
-    /// (the recording goes on into the spool and catches up), `lastError` names the cause.
+    /// The current upload is being retried (the store is slow or away): a `live` output reads
+    /// `reconnecting` until a request succeeds (the recording goes on into the spool and catches
+    /// up), and `lastError` names the cause.
     public var retrying: String?
 
     public init(refusal: String? = nil, retrying: String? = nil) {

@@ -226,7 +226,7 @@ def test_a_store_failing_for_20_s_loses_no_segment_and_no_second(tmp_path, media
 
     proxy.set_mode("faults")
     fault_started = time.monotonic()
-    retrying_seen, states = set(), set()
+    retrying_seen, reconnecting_seen, states = set(), set(), set()
     while time.monotonic() - fault_started < FAULT_SECONDS:
         st = api.status("faulty-store")
         assert st["state"] == "running", st
@@ -236,6 +236,8 @@ def test_a_store_failing_for_20_s_loses_no_segment_and_no_second(tmp_path, media
             assert upload.get("state") == "uploading", (index, output)
             if "retrying" in (output.get("lastError") or "") and "retrying" in (upload.get("reason") or ""):
                 retrying_seen.add(index)
+            if output["state"] == "reconnecting":
+                reconnecting_seen.add(index)
         time.sleep(0.5)
     during = outputs_of(api, "faulty-store")
     backlog = [(o.get("uploads") or [{}])[-1].get("waitingBytes", 0) for o in during]
@@ -243,12 +245,16 @@ def test_a_store_failing_for_20_s_loses_no_segment_and_no_second(tmp_path, media
     faults = {k: proxy.count(k) for k in ("500", "503", "reset", "landed-reset")}
     assert all(faults.values()), faults
     assert retrying_seen == {0, 1}, f"the retries were not named in lastError: {during}"
+    # Not `live` while the store takes nothing: `reconnecting`, and told in the log.
+    assert reconnecting_seen == {0, 1}, f"an output read live while its store failed: {during}"
     assert "failed" not in states, states
 
     # Caught up once the store answers again: the spool drains, HLS names new segments.
     assert wait_until(lambda: all((o["uploads"][-1]["waitingBytes"] < 6 * 1024 * 1024) for o in outputs_of(api, "faulty-store")),
                       25), outputs_of(api, "faulty-store")
     caught_up = time.monotonic() - fault_started - FAULT_SECONDS
+    assert wait_until(lambda: all(o["state"] == "live" for o in outputs_of(api, "faulty-store")), 15), \
+        outputs_of(api, "faulty-store")
     time.sleep(5)
     # The completion's answer is lost once (the store took it) and the one sent again is answered
     # NoSuchUpload: the upload must still read uploaded (the object is checked).
