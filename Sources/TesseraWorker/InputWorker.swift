@@ -63,6 +63,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private var hasVideoStream: Bool?
     /// Clock jumps of the reader already logged (under `lock`).
     private var loggedClockJumps: Int64 = 0
+    /// When (task clock, µs) the first picture handed to the output is due; nil before it.
+    private var firstPictureAt: Int64?
 
     /// How far ahead of the output a live input is placed (room for network jitter) and how a
     /// paced one is read in batches.
@@ -162,6 +164,13 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         }
         if !receiving { channel.dropCurrentPicture() }
         return receiving
+    }
+
+    /// For a live task's first frame (`FirstPictureGate`): when this input's first picture is due
+    /// on the output timeline (nil: none yet), and whether one may still come (false once its
+    /// source is open without a video stream).
+    var firstPicture: (at: Int64?, mayCome: Bool) {
+        lock.withLock { (firstPictureAt, hasVideoStream != false) }
     }
 
     /// An audio-only participant taking part at output time `time` (µs): its source has no video
@@ -281,6 +290,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         // Pushed even when no region draws it (no sizes): the output still learns the input has video.
         let delivered = channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: end,
                                                        displaySize: picture.displaySize, scaled: scaled))
+        lock.withLock { if firstPictureAt == nil { firstPictureAt = pts } }
         markLive()
         holdBack(pts)
         return delivered

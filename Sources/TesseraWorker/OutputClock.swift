@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TesseraCore
 import TesseraMedia
 
@@ -26,6 +27,10 @@ final class OutputClock {
     var volumeSEISchedule = VolumeSEISchedule()
     /// Next output audio sample to mix.
     private var audioPosition: Int64 = 0
+    /// The task clock's audio sample that output sample 0 is (live, the output starts on the
+    /// inputs' first pictures, a moment after the clock's zero; offline 0).
+    private var audioOrigin: Int64 = 0
+    private static let logger = Logger(label: "tessera.output")
     private var meter = RateMeter()
     /// Task-clock time (µs) since when no input has been live (for `idleTimeoutSeconds`).
     private var idleSince: Int64?
@@ -70,13 +75,19 @@ final class OutputClock {
         let instants = OutputInstants(fps: video.fps, toleranceMicroseconds: InputChannel.timestampToleranceMicroseconds)
         var frameIndex: Int64 = 0
         var lastReport: Double = 0
+        // Output frame N shows the task clock's frame `firstFrame + N`: live, the first frame
+        // waits for the inputs' first pictures (bounded); offline it is the clock's zero.
+        let firstFrame = live ? try waitForFirstPictures(instants: instants) : 0
+        audioOrigin = firstFrame * Int64(task.audio.sampleRate) / Int64(video.fps)
         while true {
+            // `time` on the output's timeline (what is written), `clockTime` on the inputs'.
             let time = instants.time(ofFrame: frameIndex)
+            let clockTime = instants.time(ofFrame: firstFrame + frameIndex)
             if try shouldEnd(at: time) { break }
-            if live { waitForWallClock(time, frameMicroseconds: instants.frameMicroseconds) }
+            if live { waitForWallClock(clockTime, frameMicroseconds: instants.frameMicroseconds) }
             try applyPendingUpdate()
-            let frames = currentPictures(at: time)
-            followTheRoom(frames: frames, at: time)
+            let frames = currentPictures(at: clockTime)
+            followTheRoom(frames: frames, at: clockTime)
             try checkFailures()
             let canvas = canvases.next()
             if let layout = pipeline.layoutState.layout {
@@ -92,7 +103,7 @@ final class OutputClock {
                 canvas.fill(.black)
             }
             pipeline.deliverSnapshotIfRequested(canvas)
-            try outputs.writeVideo(canvas, frameIndex: frameIndex, sei: seiMessages(at: time))
+            try outputs.writeVideo(canvas, frameIndex: frameIndex, sei: seiMessages(at: time, clockTime: clockTime))
             frameIndex += 1
             // Audio up to the end of this frame, in whole encoder frames.
             let frameEnd = frameIndex * Int64(task.audio.sampleRate) / Int64(video.fps)
@@ -107,6 +118,47 @@ final class OutputClock {
         let videoEnd = frameIndex * Int64(task.audio.sampleRate) / Int64(video.fps)
         if videoEnd > audioPosition { try mixAudioFrame(count: Int(videoEnd - audioPosition)) }
         progress(.init(seconds: Double(frameIndex) / Double(video.fps), expectedSeconds: expectedSeconds, frames: frameIndex))
+    }
+
+    /// Live: waits until every input a region draws (every input, for a layout that follows the
+    /// room) has its first picture, at most `FirstPictureGate.boundMicroseconds` after the task
+    /// started, and returns the task clock's frame that output frame 0 shows: the first that
+    /// shows those pictures. A stop or a cancel ends the wait at once.
+    private func waitForFirstPictures(instants: OutputInstants) throws -> Int64 {
+        let gate = FirstPictureGate()
+        while true {
+            if pipeline.wasCancelled { throw TaskError.cancelled }
+            let now = pipeline.clock.nowMicroseconds
+            let drawn = drawnInputs()
+            var awaited = Set<Int>(), pictures: [Int: Int64] = [:]
+            for (index, worker) in workers.enumerated() where drawn.contains(index) && worker.input.startAtMicroseconds <= 0 {
+                let first = worker.firstPicture
+                if let at = first.at { pictures[index] = at }
+                if first.mayCome || first.at != nil { awaited.insert(index) }
+            }
+            if pipeline.wasStopRequested { awaited = [] }
+            switch gate.decide(awaited: awaited, firstPictures: pictures, now: now, instants: instants) {
+            case .start(let frame):
+                let origin = instants.time(ofFrame: frame)
+                let monotonic = Double(pipeline.clock.startNanoseconds) / 1_000_000_000 + Double(origin) / 1_000_000
+                let text = "tessera worker \(task.taskId): output frame 0 at CLOCK_MONOTONIC \(String(format: "%.6f", monotonic)) s, "
+                    + "\(origin / 1000) ms after the clock zero (first pictures of \(pictures.count) of \(awaited.count) drawn inputs)"
+                Self.logger.info("\(text)")
+                return frame
+            case .wait:
+                pipeline.clock.sleep(until: now + 5_000, unless: pipeline.wake)
+            }
+        }
+    }
+
+    /// Inputs the current layout draws, by index (every input while a template follows the room:
+    /// its regions appear with their inputs' pictures).
+    private func drawnInputs() -> Set<Int> {
+        guard let layout = pipeline.layoutState.layout else { return [] }
+        if follower.isFollowing { return Set(workers.indices) }
+        var drawn = Set<Int>()
+        for region in layout.regions { if case .input(let index) = region.content { drawn.insert(index) } }
+        return drawn
     }
 
     // MARK: Audio only
@@ -155,10 +207,10 @@ final class OutputClock {
         var sources: [(buffer: InputAudioBuffer, gain: Float)] = []
         sources.reserveCapacity(workers.count)
         for (index, worker) in workers.enumerated() {
-            if !live { worker.channel.waitForAudio(until: end) }
+            if !live { worker.channel.waitForAudio(until: audioOrigin + end) }
             sources.append((worker.channel.audio, task.audioMix.gains[index]))
         }
-        mixer.mix(sources: sources, count: count, at: audioPosition, into: mixPlanes)
+        mixer.mix(sources: sources, count: count, at: audioOrigin + audioPosition, into: mixPlanes)
         measureAudioLevels(count: count)
         try outputs.writeAudio(mixPlanes, count: count, position: audioPosition)
         audioPosition = end
