@@ -49,6 +49,8 @@ APT_PACKAGES=(
     # videotestsrc / audiotestsrc / opusenc (base), rtph264pay / rtpvp8pay / rtpopuspay / vp8enc /
     # udpsink (good), x264enc (ugly)
     gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
+    # GStreamer's legacy hlsdemux (bad), beside hlsdemux2 (good), reading HLS playlists back (test_recording_integrity.py)
+    gstreamer1.0-plugins-bad
     # SRTP for RTP inputs: libsrtp 2 (the CSRTP target links it; Janus uses the same library)
     libsrtp2-dev
     # a real SFU in front of RTP ingest in the tests (tests/live/test_sfu_janus.py): Janus 1.1
