@@ -4,7 +4,9 @@ import TesseraMedia
 /// Monotonic time since a task's output started, in microseconds: the wall clock that live
 /// output frames leave on and that live inputs are placed against.
 final class TaskClock: Sendable {
-    /// `MonotonicClock.nanoseconds` at output time zero: frame N leaves at this + N / fps.
+    /// `MonotonicClock.nanoseconds` at the clock's zero. Live inputs are placed on this clock; the
+    /// output's frame N leaves at this + (F + N) / fps, where F is the frame the output starts on
+    /// once its inputs' first pictures are there (`FirstPictureGate`, logged as "output frame 0").
     let startNanoseconds: UInt64
 
     init() { startNanoseconds = MonotonicClock.nanoseconds }

@@ -68,7 +68,8 @@ import TesseraMedia
         #expect(lines.filter { $0 == "#EXT-X-DISCONTINUITY" }.count == 1)
         let boundary = lines.firstIndex(of: "#EXT-X-DISCONTINUITY")!
         #expect(lines[boundary + 1] == "#EXT-X-MAP:URI=\"live1_init_1.mp4\"")
-        #expect(lines[boundary + 2...].first { !$0.hasPrefix("#") } == "live1_00002.m4s")
+        let afterBoundary = lines[(boundary + 2)...].first { !$0.hasPrefix("#") }
+        #expect(afterBoundary == "live1_00002.m4s")
         #expect(lines.firstIndex(of: "#EXT-X-MAP:URI=\"live1_init.mp4\"")! < lines.firstIndex(of: "live1_00000.m4s")!)
         #expect(lines.contains("#EXT-X-PROGRAM-DATE-TIME:2026-11-28T00:01:00.000+0000"))
         #expect(lines.last == "#EXT-X-ENDLIST")
@@ -92,7 +93,9 @@ import TesseraMedia
         let lines = run.rewrite(written).text.split(separator: "\n").map(String.init)
         #expect(!lines.contains { $0.hasPrefix("#EXT-X-MAP") })
         #expect(lines.filter { $0 == "#EXT-X-DISCONTINUITY" }.count == 1)
-        #expect(lines[lines.firstIndex(of: "#EXT-X-DISCONTINUITY")!...].first { !$0.hasPrefix("#") } == "live1_00002.ts")
+        let boundary = lines.firstIndex(of: "#EXT-X-DISCONTINUITY")!
+        let afterBoundary = lines[boundary...].first { !$0.hasPrefix("#") }
+        #expect(afterBoundary == "live1_00002.ts")
     }
 
     @Test func aSlidingWindowCountsDroppedDiscontinuitiesAndReleasesOldInits() {
