@@ -288,3 +288,47 @@ def test_the_first_frame_and_an_early_snapshot_show_the_inputs(api, tessera_serv
     assert m, "no first-frame line in the log"
     print(f"snapshot answered {waited * 1000:.0f} ms after POST; first frame {m[1]} ms after the task clock's zero")
     assert int(m[1]) <= 1200
+
+
+def test_an_s3_playlist_two_runs_share_goes_up_with_both_init_segments(tmp_path, media, monkeypatch, clips):
+    """The `s3://` mirror of an HLS output sends each run's own init segment: the store's copy,
+    downloaded as a CDN would serve it, plays both runs at their own sizes."""
+    from test_s3_output import Moto, start_server  # moto's S3 server, as the object-storage tests run it
+
+    (tmp_path / "moto").mkdir()
+    store = Moto(tmp_path / "moto")
+    servers = []
+    try:
+        store.client().create_bucket(Bucket="rec")
+        srv = start_server(servers, tmp_path, media, monkeypatch, store.url)
+        api, s3 = srv.client, store.client()
+        url = "s3://rec/again/show.m3u8"
+
+        def playlist() -> str:
+            try:
+                return s3.get_object(Bucket="rec", Key="again/show.m3u8")["Body"].read().decode()
+            except s3.exceptions.NoSuchKey:
+                return ""
+
+        for size in ((320, 240), (256, 144)):
+            at_least = len(segment_names(playlist())) + 3
+            doc = sized_task("s3-again", clips, url, *size, {"segmentSeconds": 1})
+            r = api.post("/v1/tasks", doc)
+            assert r.status == 201, r.body
+            assert wait_until(lambda: len(segment_names(playlist())) >= at_least, 30), playlist()
+            assert api.delete("/v1/tasks/s3-again").status == 200
+            assert wait_until(lambda: playlist().rstrip().endswith("#EXT-X-ENDLIST")
+                              and api.status("s3-again")["outputs"][0]["uploads"][-1]["state"] == "uploaded", 30), \
+                (playlist(), api.status("s3-again")["outputs"][0])
+        local = tmp_path / "from-store"
+        local.mkdir()
+        for key in {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="again/")["Contents"]}:
+            s3.download_file("rec", key, str(local / key.split("/")[-1]))
+        check_two_runs(local, local / "show.m3u8", "show", True, [(320, 240), (256, 144)], tmp_path)
+        gstreamer_plays(local, "show.m3u8", [(320, 240), (256, 144)], demuxers=("hlsdemux2",))
+    finally:
+        for srv in servers:
+            if srv.proc.poll() is None:
+                srv.terminate(30)
+            srv.kill()
+        store.stop()
