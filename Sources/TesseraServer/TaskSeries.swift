@@ -126,7 +126,7 @@ public struct TaskSeries: Sendable {
     }
 
     /// Label values: backslash, double quote and newline escaped.
-    static func escape(_ value: String) -> String {
+    public static func escape(_ value: String) -> String {
         var out = ""
         for character in value {
             switch character {
@@ -139,7 +139,7 @@ public struct TaskSeries: Sendable {
         return out
     }
 
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
