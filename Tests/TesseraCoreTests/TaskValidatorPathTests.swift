@@ -94,7 +94,15 @@ import TesseraCore
 
     @Test func aMissingFileIsNamedAsWritten() throws {
         let box = try Sandbox()
-        #expect(TaskFixtures.issues(box.validate(input: "nope.mp4")).map(\.description) == ["inputs[0].url: file not found: nope.mp4"])
+        // The service names its setting, never where its media root lies.
+        #expect(TaskFixtures.issues(box.validate(input: "nope.mp4")).map(\.description)
+            == ["inputs[0].url: file not found: nope.mp4 (looked in the server's media root, --media-root)"])
+        // Offline, the folder searched in full: the first thing a newcomer needs to know.
+        #expect(TaskFixtures.issues(box.validate(input: "sub/nope.mp4", confine: false)).map(\.description)
+            == ["inputs[0].url: file not found: sub/nope.mp4 (looked in \(box.media)/sub/; relative paths resolve against --media-root)"])
+        // An absolute path names its folder itself.
+        #expect(TaskFixtures.issues(box.validate(input: box.media + "/nope.mp4", confine: false)).map(\.description)
+            == ["inputs[0].url: file not found: \(box.media)/nope.mp4"])
     }
 
     @Test(arguments: [

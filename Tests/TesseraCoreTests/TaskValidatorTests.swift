@@ -195,7 +195,7 @@ import TesseraCore
         func message(_ field: String, _ json: String?) -> String? {
             TaskFixtures.issues(TaskFixtures.validate(TaskFixtures.base(setting: field, to: json))).first?.description
         }
-        #expect(message("inputs[0].url", #""missing.mp4""#) == "inputs[0].url: file not found: missing.mp4")
+        #expect(message("inputs[0].url", #""missing.mp4""#) == "inputs[0].url: file not found: missing.mp4 (looked in the server's media root, --media-root)")
         #expect(message("outputs[0].url", #""out.avi""#)
             == #"outputs[0].url: no container for extension ".avi"; use .mp4, .flv, .mkv, .ts, .y4m or .m3u8 (HLS)"#)
         #expect(message("layout.regions[1].input", #""x""#) == #"layout.regions[1].input: unknown input "x""#)

@@ -64,7 +64,7 @@ import TesseraCore
         #expect(issues.contains(#"layout.regions[0].color: expected #RRGGBB or #RRGGBBAA, got "white""#))
         #expect(issues.contains(#"layout.regions[0].align: expected left, center or right, got "justify""#))
         #expect(issues.contains { $0.hasPrefix("layout.regions[0].font: must be a TrueType or OpenType font file") })
-        #expect(issues.contains("layout.regions[1].font: file not found: missing.ttf"))
+        #expect(issues.contains("layout.regions[1].font: file not found: missing.ttf (looked in the server's media root, --media-root)"))
     }
 
     @Test func textStyleOnAnotherRegionIsAnIssue() {
@@ -131,7 +131,7 @@ import TesseraCore
             == ["layout.regions[0].cornerRadius: must be from 0 to 100000 pixels",
                 "layout.regions[0].maskImage: must be a PNG file (its alpha channel is the mask): circle.jpg"])
         #expect(Self.issues(#"[{"image": "logo.png", "maskImage": "heart.png", "x": 0, "y": 0, "width": 320, "height": 180}]"#)
-            == ["layout.regions[0].maskImage: file not found: heart.png"])
+            == ["layout.regions[0].maskImage: file not found: heart.png (looked in the server's media root, --media-root)"])
         #expect(Self.issues(#"[{"text": "x", "x": 0, "y": 0, "width": 8000, "height": 180}]"#)
             == ["layout.regions[0].width: a text region is at most 7680 pixels wide"])
     }

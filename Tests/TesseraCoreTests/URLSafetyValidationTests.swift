@@ -48,7 +48,7 @@ import TesseraCore
         // A plain path is not percent-decoded, by Tessera or by FFmpeg's file protocol: it names
         // a file called "%2e%2e%2f…" inside the root, which does not exist.
         let plain = TaskFixtures.issues(box.validate(input: "%2e%2e%2fsecret%2fkey.mp4"))
-        #expect(plain.map(\.description) == ["inputs[0].url: file not found: %2e%2e%2fsecret%2fkey.mp4"])
+        #expect(plain.map(\.description) == ["inputs[0].url: file not found: %2e%2e%2fsecret%2fkey.mp4 (looked in the server's media root, --media-root)"])
     }
 
     @Test(arguments: [

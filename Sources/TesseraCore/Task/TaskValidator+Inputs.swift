@@ -110,7 +110,7 @@ extension ValidationContext {
             return nil
         case .success(let resolved):
             guard options.fileExists(resolved) else {
-                issues.add(path, "file not found: \(asWritten)")
+                issues.add(path, Self.fileNotFound(asWritten: asWritten, given: given, resolved: resolved, options: options))
                 return nil
             }
             if let refusal = options.inspectFile(resolved) {
@@ -119,6 +119,20 @@ extension ValidationContext {
             }
             return resolved
         }
+    }
+
+    /// "file not found", naming where it was looked for: a newcomer's first mistake is a path
+    /// resolved against another folder than they thought. Offline (`mix`, `validate`) the folder
+    /// is named in full; the service (paths confined) names only its `--media-root` setting, whose
+    /// value its start-up log shows, so an API client does not learn the server's file system.
+    static func fileNotFound(asWritten: String, given: String, resolved: String, options: ValidationOptions) -> String {
+        if options.confinePaths {
+            return "file not found: \(asWritten) (looked in the server's media root, --media-root)"
+        }
+        // An absolute path names its folder already.
+        guard !given.hasPrefix("/") else { return "file not found: \(asWritten)" }
+        let folder = (resolved as NSString).deletingLastPathComponent
+        return "file not found: \(asWritten) (looked in \(folder)/; relative paths resolve against --media-root)"
     }
 
     /// A PNG or JPEG file for `layout.backgroundImage`, region images and placeholders.
