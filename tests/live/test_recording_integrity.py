@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -332,3 +334,31 @@ def test_an_s3_playlist_two_runs_share_goes_up_with_both_init_segments(tmp_path,
                 srv.terminate(30)
             srv.kill()
         store.stop()
+
+
+def test_a_restarted_worker_starts_on_its_inputs_pictures(api, tessera_server, clips, tmp_path):
+    """A worker killed (-9) and restarted continues its HLS playlist: the new run's first segment,
+    under its own init segment, starts on the inputs' pictures, and the whole playlist decodes."""
+    doc = sized_task("restart", clips, "kill/room.m3u8", W, H)
+    api.create(doc)
+    folder = tessera_server.out / "kill"
+    playlist = folder / "room.m3u8"
+    assert wait_until(lambda: playlist.exists() and len(segment_names(playlist.read_text())) >= 2, 20)
+    before = len(segment_names(playlist.read_text()))
+    pid = api.status("restart")["workerPid"]
+    os.kill(pid, signal.SIGKILL)
+    assert wait_until(lambda: (st := api.status("restart")).get("workerPid") not in (None, pid)
+                      and st["state"] == "running", 20), api.status("restart")
+    assert wait_until(lambda: len(segment_names(playlist.read_text())) >= before + 2, 20), playlist.read_text()
+    assert api.delete("/v1/tasks/restart").status == 200
+    lines = media_lines(playlist.read_text())
+    boundary = lines.index("#EXT-X-DISCONTINUITY")
+    assert lines[boundary + 1] == '#EXT-X-MAP:URI="room_init_1.mp4"', lines
+    first = next(line for line in lines[boundary:] if not line.startswith("#"))
+    joined = tmp_path / "restarted.mp4"
+    joined.write_bytes((folder / "room_init_1.mp4").read_bytes() + (folder / first).read_bytes())
+    frame = decode_video(joined, W, H)[0]
+    wrong = shows_inputs(frame.rgb_at)
+    assert wrong is None, f"the restarted worker's first frame: {wrong}"
+    errors = decoding_errors(str(playlist))
+    assert not errors, "ffmpeg -v error:\n" + "\n".join(errors[:20])
