@@ -21,6 +21,9 @@ struct OperationsController<Context: RequestContext>: Sendable {
         /// `/readyz` only: `reachable` or `unreachable` (what other nodes probe for).
         var store: String?
         var reason: String?
+        /// `/readyz` only: free bytes of the output directory (below `--min-free-bytes`, `reason` says
+        /// that this node takes no new recording task).
+        var outputDirFreeBytes: Int64?
     }
 
     /// Answers as long as the HTTP server runs: it asks the registry nothing, so a busy registry
@@ -35,13 +38,16 @@ struct OperationsController<Context: RequestContext>: Sendable {
     @Sendable func readyz(_ request: Request, context: Context) async throws -> Response {
         let readiness = await service.readiness()
         let body = Health(status: readiness.status, store: readiness.storeReachable ? "reachable" : "unreachable",
-                          reason: readiness.reason)
+                          reason: readiness.reason, outputDirFreeBytes: readiness.outputDirFreeBytes)
         return try Responses.json(body, status: readiness.ready ? .ok : .serviceUnavailable)
     }
 
+    /// The registry's metrics, then the per-task series (`TaskSeries`).
     @Sendable func metricsText(_ request: Request, context: Context) async throws -> Response {
-        await taskMetrics.collect(service.list())
-        return Responses.bytes(metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        let statuses = await service.list()
+        let storeReachable = await service.readiness().storeReachable
+        let perTask = await taskMetrics.collect(statuses, storeReachable: storeReachable)
+        return Responses.bytes(metrics.exposition() + Array(perTask.utf8), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
     @Sendable func openAPI(_ request: Request, context: Context) async throws -> Response {

@@ -24,11 +24,15 @@ extension ServeSetting {
         case .maxWorkerRestarts: return "Times a crashed or hung worker is restarted before its task is failed."
         case .workerHangSeconds: return "Seconds a worker may report nothing before it is taken as hung and restarted."
         case .outputGiveUpSeconds: return "Seconds a dropped output keeps reconnecting before it is failed; the task goes on for the others."
+        case .outputStallSeconds: return "Seconds a network output may have no bytes accepted by its destination before it is taken as lost (named a stall) and reconnected."
+        case .minFreeBytes: return "Free bytes the output directory must keep: below it the node logs a warning, /readyz says so and new recording tasks go to other nodes or are refused (503)."
         case .webhookSecret: return "Key of the HMAC-SHA256 signature on webhook bodies."
         case .webhookSecretFile: return "File holding the webhook secret (trailing newline ignored)."
         case .denyHosts: return "Comma-separated hosts and CIDR blocks input and output URLs may not name or resolve to (e.g. 169.254.0.0/16,metadata.internal)."
         case .shutdownSeconds: return "Seconds a graceful shutdown (SIGTERM) gives running tasks to end."
         case .logLevel: return "trace, debug, info, notice, warning, error or critical."
+        case .logFormat: return "text (one line a message) or json (one JSON object a line, with task_id on every line about a task), for the server, its workers and FFmpeg's messages."
+        case .onShutdown: return "What SIGTERM does to running tasks once they are ended properly: resume (they start again when a server starts on this task store) or stop (they end for good, reason \"server shut down\")."
         case .stateDir: return "Directory of the embedded task store (SQLite): a node restarted on it resumes its tasks."
         case .store: return "Task store shared by a cluster, as postgres://USER[:PASSWORD]@HOST:PORT/DB; the embedded store in --state-dir when absent."
         case .nodeId: return "This node's name in the cluster and in task statuses."
@@ -61,10 +65,14 @@ extension ServeSetting {
         case .maxWorkerRestarts: return String(ServeSettings.Defaults.maxWorkerRestarts)
         case .workerHangSeconds: return Self.plain(ServeSettings.Defaults.workerHangSeconds)
         case .outputGiveUpSeconds: return Self.plain(ServeSettings.Defaults.outputGiveUpSeconds)
+        case .outputStallSeconds: return Self.plain(ServeSettings.Defaults.outputStallSeconds)
+        case .minFreeBytes: return String(ServeSettings.Defaults.minFreeBytes)
         case .webhookSecret, .webhookSecretFile: return "none: webhooks are sent unsigned"
         case .denyHosts: return "none: every host is allowed"
         case .shutdownSeconds: return Self.plain(ServeSettings.Defaults.shutdownSeconds)
         case .logLevel: return ServeSettings.Defaults.logLevel
+        case .logFormat: return ServeSettings.Defaults.logFormat.rawValue
+        case .onShutdown: return ServeSettings.Defaults.onShutdown.rawValue
         case .stateDir: return "a .tessera folder under the output directory"
         case .store: return "none: the embedded store"
         case .nodeId: return "the host name"

@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraWorkerProtocol
 
 /// The values of `tessera serve`'s settings: each numeric setting's range and every default,
 /// written here once. `ServeSettings` parses with them, `--help` prints them, the README's table
@@ -25,6 +26,8 @@ extension ServeSetting {
         case .maxWorkerRestarts: .integer(0...1000)
         case .workerHangSeconds: .number(1...3600)
         case .outputGiveUpSeconds: .number(1...86_400)
+        case .outputStallSeconds: .number(1...3600)
+        case .minFreeBytes: .integer(0...Int.max)
         case .shutdownSeconds: .number(0...3600)
         case .nodeTimeoutSeconds: .number(2...3600)
         default: nil
@@ -47,10 +50,15 @@ extension ServeSettings {
         public static let maxWorkerRestarts = 2
         public static let workerHangSeconds = 15.0
         public static let outputGiveUpSeconds = 60.0
+        public static let outputStallSeconds = 10.0
+        /// 256 MiB: below it a node warns and takes no new recording task.
+        public static let minFreeBytes = 256 << 20
         public static let shutdownSeconds = 10.0
         public static let nodeTimeoutSeconds = 10.0
         public static let rtpPorts = 20000...20999
         public static let logLevel = "info"
+        public static let logFormat = LogFormat.text
+        public static let onShutdown = ShutdownAction.resume
         public static let console = true
     }
 }

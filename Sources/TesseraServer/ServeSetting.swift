@@ -20,11 +20,15 @@ public enum ServeSetting: String, CaseIterable, Sendable {
     case maxWorkerRestarts
     case workerHangSeconds
     case outputGiveUpSeconds
+    case outputStallSeconds
+    case minFreeBytes
     case webhookSecret
     case webhookSecretFile
     case denyHosts
     case shutdownSeconds
     case logLevel
+    case logFormat
+    case onShutdown
     case stateDir
     case store
     case nodeId

@@ -3,6 +3,7 @@ import Logging
 import TesseraCore
 import TesseraObjectStorage
 import TesseraService
+import TesseraWorkerProtocol
 
 /// The settings of `tessera serve`, resolved once at the edge: a flag wins over its environment
 /// variable, which wins over the config file (`--config`, `TESSERA_CONFIG`), which wins over the
@@ -24,6 +25,10 @@ public struct ServeSettings: Sendable, Equatable {
     public var workerHangSeconds: Double
     /// Seconds a live output keeps reconnecting before it is `failed`.
     public var outputGiveUpSeconds: Double
+    /// Seconds a network output may take no bytes before it is taken as lost (a stall).
+    public var outputStallSeconds: Double
+    /// Free bytes the output directory keeps; below it no new recording task starts here.
+    public var minFreeBytes: Int64
     public var rtpPortRange: ClosedRange<Int>
     /// The address written into the SDPs of allocated RTP ports.
     public var rtpAnnounceAddress: String
@@ -34,6 +39,8 @@ public struct ServeSettings: Sendable, Equatable {
     /// Deny-list entries as given (each already checked to parse).
     public var deniedHosts: [String]
     public var logLevel: Logger.Level
+    /// `--log-format`: text lines or one JSON object a line.
+    public var logFormat: LogFormat
     /// The config file read, if any (for the start-up log line).
     public var configFile: String?
     /// Directory of the embedded task store.
@@ -102,6 +109,8 @@ public struct ServeSettings: Sendable, Equatable {
         maxWorkerRestarts = try sources.int(.maxWorkerRestarts) ?? Defaults.maxWorkerRestarts
         workerHangSeconds = try sources.double(.workerHangSeconds) ?? Defaults.workerHangSeconds
         outputGiveUpSeconds = try sources.double(.outputGiveUpSeconds) ?? Defaults.outputGiveUpSeconds
+        outputStallSeconds = try sources.double(.outputStallSeconds) ?? Defaults.outputStallSeconds
+        minFreeBytes = Int64(try sources.int(.minFreeBytes) ?? Defaults.minFreeBytes)
 
         rtpPortRange = Defaults.rtpPorts
         if let found = sources.find(.rtpPorts), let text = try sources.string(.rtpPorts) {
@@ -127,6 +136,8 @@ public struct ServeSettings: Sendable, Equatable {
             throw sources.invalid(sources.find(.logLevel)!, "expected one of \(choices), got \"\(level)\"")
         }
         self.logLevel = logLevel
+        logFormat = try Self.choice(sources, .logFormat, default: Defaults.logFormat)
+        server.onShutdown = try Self.choice(sources, .onShutdown, default: Defaults.onShutdown)
 
         stateDirectory = try sources.path(.stateDir) ?? (outputDirectory as NSString).appendingPathComponent(".tessera")
         storeURL = try sources.string(.store).flatMap { $0.isEmpty ? nil : $0 }
@@ -148,6 +159,18 @@ public struct ServeSettings: Sendable, Equatable {
         while advertiseURL.hasSuffix("/") { advertiseURL.removeLast() }
         nodeTimeoutSeconds = try sources.double(.nodeTimeoutSeconds) ?? Defaults.nodeTimeoutSeconds
         storage = try StorageSettingsReader.read(sources, environment: environment)
+    }
+
+    /// A setting that names one of a few words (`--log-format json`), checked like the others.
+    private static func choice<Choice: RawRepresentable & CaseIterable>(_ sources: SettingSources, _ setting: ServeSetting,
+                                                                        default value: Choice) throws(Invalid) -> Choice
+        where Choice.RawValue == String {
+        guard let text = try sources.string(setting) else { return value }
+        guard let chosen = Choice(rawValue: text.lowercased()) else {
+            let choices = Choice.allCases.map(\.rawValue).joined(separator: " or ")
+            throw sources.invalid(sources.find(setting)!, "expected \(choices), got \"\(text)\"")
+        }
+        return chosen
     }
 
     /// The machine's host name: a node's default id.
@@ -201,6 +224,9 @@ public struct ServeSettings: Sendable, Equatable {
         configuration.nodeId = nodeId
         configuration.workerLeaseSeconds = max(1, nodeTimeoutSeconds / 2)
         configuration.storage = storage
+        configuration.outputStallSeconds = outputStallSeconds
+        configuration.minFreeBytes = minFreeBytes
+        configuration.logFormat = logFormat
         return configuration
     }
 }

@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var shutdownSeconds: Double
     /// Serve the operator console at `/console` (`--console false` turns it off).
     public var console: Bool
+    /// What SIGTERM does to running tasks once they ended properly (`--on-shutdown`).
+    public var onShutdown: ShutdownAction = ServeSettings.Defaults.onShutdown
 
     /// Unset values are `tessera serve`'s defaults (`ServeSettings.Defaults`).
     public init(host: String = ServeSettings.Defaults.host, port: Int = ServeSettings.Defaults.port, apiToken: String? = nil,
@@ -26,4 +28,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         self.shutdownSeconds = shutdownSeconds
         self.console = console
     }
+}
+
+/// `--on-shutdown`: what a graceful shutdown (SIGTERM / SIGINT) does to the node's running tasks
+/// once they have ended properly.
+public enum ShutdownAction: String, Sendable, Equatable, CaseIterable {
+    /// They start again when a server starts on this task store (this node again, or another
+    /// node of the cluster): a restart or an upgrade does not end a show.
+    case resume
+    /// They end for good: final status `stopped`, reason "server shut down".
+    case stop
 }

@@ -44,11 +44,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: help(.maxWorkerRestarts, "n")) var maxWorkerRestarts: String?
     @Option(help: help(.workerHangSeconds, "seconds")) var workerHangSeconds: String?
     @Option(help: help(.outputGiveUpSeconds, "seconds")) var outputGiveUpSeconds: String?
+    @Option(help: help(.outputStallSeconds, "seconds")) var outputStallSeconds: String?
+    @Option(help: help(.minFreeBytes, "bytes")) var minFreeBytes: String?
     @Option(help: help(.webhookSecret, "secret")) var webhookSecret: String?
     @Option(help: help(.webhookSecretFile, "file")) var webhookSecretFile: String?
     @Option(help: help(.denyHosts, "list")) var denyHosts: String?
     @Option(help: help(.shutdownSeconds, "seconds")) var shutdownSeconds: String?
     @Option(help: help(.logLevel, "level")) var logLevel: String?
+    @Option(help: help(.logFormat, "text|json")) var logFormat: String?
+    @Option(help: help(.onShutdown, "resume|stop")) var onShutdown: String?
     @Option(help: help(.stateDir, "dir")) var stateDir: String?
     @Option(help: help(.store, "url")) var store: String?
     @Option(help: help(.nodeId, "name")) var nodeId: String?
@@ -71,6 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
             .maxInputs: maxInputs, .maxRegions: maxRegions, .maxOutputs: maxOutputs, .maxBodyBytes: maxBodyBytes,
             .maxDurationSeconds: maxDurationSeconds, .maxWorkerRestarts: maxWorkerRestarts,
             .workerHangSeconds: workerHangSeconds, .outputGiveUpSeconds: outputGiveUpSeconds,
+            .outputStallSeconds: outputStallSeconds, .minFreeBytes: minFreeBytes, .logFormat: logFormat, .onShutdown: onShutdown,
             .webhookSecret: webhookSecret, .webhookSecretFile: webhookSecretFile, .denyHosts: denyHosts,
             .shutdownSeconds: shutdownSeconds, .logLevel: logLevel, .stateDir: stateDir, .store: store,
             .nodeId: nodeId, .advertiseUrl: advertiseUrl, .nodeTimeoutSeconds: nodeTimeoutSeconds, .console: console,
@@ -91,12 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         try Self.prepareDirectories(settings)
 
-        let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSetup.serve(format: settings.logFormat, level: settings.logLevel, nodeId: settings.nodeId)
         let logger = Logger(label: "tessera")
         let taskStore: any TaskStore
         do {

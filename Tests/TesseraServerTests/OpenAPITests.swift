@@ -174,6 +174,8 @@ enum Samples {
         status.workerPid = 42
         status.workerRestarts = 1
         status.node = "node-a"
+        status.cpuSeconds = 12.5
+        status.cpuSecondsPerOutputMinute = 7.5
         return status
     }
 

@@ -77,7 +77,7 @@ import TesseraWorkerProtocol
         try await Self.until { await fixture.registry.localStatus("t1")?.state == .failed }
         #expect(fixture.launcher.workers.count == 2)
         let status = await fixture.registry.localStatus("t1")
-        #expect(status?.reason == "worker process was killed by signal 11")
+        #expect(status?.reason == "worker process was killed by signal 11, after 1 restart (--max-worker-restarts 1)")
     }
 
     @Test func aSilentWorkerIsKilledAsHungAndStartedAgain() async throws {

@@ -297,3 +297,24 @@ def test_a_paused_node_stops_its_workers_before_another_node_takes_over(cluster,
     assert victim.workers() == set(), victim.workers()
     assert cluster.running_workers() == 1
     assert victim.client.status("paused")["node"] == moved["node"]
+
+
+def test_one_recording_has_one_writer_across_the_cluster(cluster, clips, rtmp_server):
+    """Issue 30: two tasks on two nodes naming one file both answered 201 and one recording was
+    lost. The claim is in the shared store: every node refuses the second, naming the holder."""
+    a, b, c = (n.client for n in cluster.nodes)
+    st = a.create(side_by_side("holder", clips.red, clips.blue, ["claims/rec.mp4"]))
+    owner = st["node"]
+    for client in (a, b, c):
+        r = client.post("/v1/tasks", side_by_side(f"taker-{client.port}", clips.blue, clips.red,
+                                                  [rtmp_server.url("t"), "claims/rec.mp4"]))
+        assert r.status == 409, r.body
+        err = r.json["error"]
+        assert err["code"] == "OutputInUse" and err["path"] == "outputs[1].url" and '"holder"' in err["message"], err
+    assert all(t.startswith("holder") for t in a.task_ids()), a.task_ids()
+    # Once the holder ended (through another node than its own), the name is free again.
+    other = next(n for n in cluster.nodes if n is not cluster.by_id(owner))
+    assert other.client.delete("/v1/tasks/holder").status == 200
+    st = b.create(side_by_side("taker", clips.blue, clips.red, ["claims/rec.mp4"]))
+    assert st["outputs"][0]["files"] == ["claims/rec.1.mp4"], st["outputs"][0]
+    assert c.delete("/v1/tasks/taker").status == 200

@@ -396,3 +396,18 @@ def test_bad_configurations_are_named(tmp_path, media, monkeypatch, clips, serve
         assert download_duration(good, "rec", "room.mp4", tmp_path) >= 2
     finally:
         store.stop()
+
+
+def test_one_object_has_one_writer(tmp_path, media, monkeypatch, moto, clips, servers):
+    """Issue 30: two tasks naming one key would overwrite each other's object: the second is a
+    409 naming the field and the holder, and starts nothing."""
+    srv = start_server(servers, tmp_path, media, monkeypatch, moto.url)
+    api = srv.client
+    api.create(recording("obj-a", clips.red, [{"url": "s3://rec/claims/one.mp4"}]))
+    r = api.post("/v1/tasks", recording("obj-b", clips.blue, [{"url": "s3://rec/claims/two.mp4"},
+                                                             {"url": "s3://rec/claims/one.mp4"}]))
+    assert r.status == 409, r.body
+    err = r.json["error"]
+    assert err["code"] == "OutputInUse" and err["path"] == "outputs[1].url" and '"obj-a"' in err["message"], err
+    assert api.get("/v1/tasks/obj-b").status == 404
+    assert api.delete("/v1/tasks/obj-a").status == 200

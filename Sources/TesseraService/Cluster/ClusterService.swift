@@ -57,14 +57,25 @@ public actor ClusterService: TaskService {
     /// `/readyz` with its body (see `OutageGuard.readiness`).
     public func readiness() -> Readiness {
         let reachable = !outage.storeDown
-        if draining || stopped { return Readiness(ready: false, status: "not ready", storeReachable: reachable, reason: "draining") }
-        switch outage.readiness(at: now) {
-        case .ready: return .ready
-        case .storeUnreachable:
-            return Readiness(ready: true, status: "store unreachable", storeReachable: false,
-                             reason: "the task store cannot be reached from any node this one reaches; reads are answered, writes refused")
-        case .notReady(let reason): return Readiness(ready: false, status: "not ready", storeReachable: reachable, reason: reason)
+        var readiness: Readiness
+        if draining || stopped {
+            readiness = Readiness(ready: false, status: "not ready", storeReachable: reachable, reason: "draining")
+        } else {
+            switch outage.readiness(at: now) {
+            case .ready: readiness = .ready
+            case .storeUnreachable:
+                readiness = Readiness(ready: true, status: "store unreachable", storeReachable: false,
+                                      reason: "the task store cannot be reached from any node this one reaches; reads are answered, writes refused")
+            case .notReady(let reason): readiness = Readiness(ready: false, status: "not ready", storeReachable: reachable, reason: reason)
+            }
         }
+        // Still ready for API traffic and for tasks that record nothing: the disk is said, not judged.
+        let disk = registry.outputSpace()
+        readiness.outputDirFreeBytes = disk.freeBytes
+        if disk.low, readiness.reason == nil {
+            readiness.reason = "the output directory has \(disk.freeBytes ?? 0) bytes free, below --min-free-bytes: new recording tasks are refused here"
+        }
+        return readiness
     }
 
     /// Writes go to the store first: while it is known down they are refused at once.
@@ -100,6 +111,8 @@ public actor ClusterService: TaskService {
                                  heartbeatAt: Date(), alive: true))
         }
         var tried: Set<String> = []
+        // A node low on disk space refuses a recording; another node may take it.
+        var storageRefusal: ServiceError?
         let pending = recentPending()
         // Recent placements may be counted twice once a heartbeat includes them: without them, a
         // node with room is never refused for that.
@@ -108,6 +121,9 @@ public actor ClusterService: TaskService {
             tried.insert(target.nodeId)
             if target.nodeId == cluster.nodeId {
                 do { return try await registry.create(prepared) } catch let error as ServiceError where error.kind == .tooManyTasks {
+                    continue
+                } catch let error as ServiceError where error.kind == .insufficientStorage {
+                    storageRefusal = error
                     continue
                 }
             }
@@ -120,6 +136,7 @@ public actor ClusterService: TaskService {
                 }
                 // Full by now, or going away: try the next node.
                 if response.status == 429 || response.status == 503 { continue }
+                if response.status == 507 { storageRefusal = response.serviceError; continue }
                 throw response.serviceError
             } catch let error as ServiceError {
                 throw error
@@ -127,6 +144,7 @@ public actor ClusterService: TaskService {
                 continue
             }
         }
+        if let storageRefusal { throw storageRefusal }
         throw ServiceError(.tooManyTasks,
                            message: "no node of the cluster has room for another task (each runs at most its --max-tasks)",
                            retryAfterSeconds: 10)
@@ -247,10 +265,20 @@ public actor ClusterService: TaskService {
     /// (stopped here properly, then given to the node placement picks); tasks with nowhere to go,
     /// and every task of a single node, stop as they did and resume on the next start.
     public func shutdown(deadlineSeconds seconds: Double) async {
+        await shutdown(deadlineSeconds: seconds, forGood: false)
+    }
+
+    /// `forGood` (`--on-shutdown stop`): this node's tasks end here as if deleted, with the reason
+    /// "server shut down"; none is handed over, and none runs again on the next start.
+    public func shutdown(deadlineSeconds seconds: Double, forGood: Bool) async {
         draining = true
         await registry.beginShutdown()
-        if cluster.shared { await handOver(deadlineSeconds: seconds) }
-        await registry.stopAll(cause: .shutdown, deadlineSeconds: seconds)
+        if forGood {
+            await registry.stopAll(cause: .shutdownForGood, deadlineSeconds: seconds)
+        } else {
+            if cluster.shared { await handOver(deadlineSeconds: seconds) }
+            await registry.stopAll(cause: .shutdown, deadlineSeconds: seconds)
+        }
         stopped = true
         // One last heartbeat says this node runs nothing and is going.
         try? await store.heartbeat(heartbeat(running: 0))

@@ -58,6 +58,9 @@ final class ManagedTask: @unchecked Sendable {
     /// Two threads may publish at once: taking the status and queueing its events under one lock
     /// keeps an older status from being diffed after a newer one.
     private let webhookOrder = NSLock()
+    private lazy var eventLog = TaskEventLog(taskId: id, nodeId: configuration.nodeId)
+    /// The first run only: see `History.foreignRecordings`.
+    private var foreignRecordings: Set<String>
     /// Called (outside `lock`) once the task is final on this node.
     var onFinal: (@Sendable (ManagedTask) -> Void)?
 
@@ -69,6 +72,9 @@ final class ManagedTask: @unchecked Sendable {
         var startedAt = Date()
         /// nil for a new task; else why it runs here now.
         var arrivalNote: String?
+        /// A new task: the outputs (URLs as given) whose existing recording another task, or no
+        /// known task, wrote; such a playlist is not continued but written under a new name.
+        var foreignRecordings: Set<String> = []
     }
 
     init(id: String, document: JSONValue, storedDocument: JSONValue, plan: ResolvedTask, generation: Int64,
@@ -85,6 +91,7 @@ final class ManagedTask: @unchecked Sendable {
         lastSequence = history.sequence
         startedAt = history.startedAt
         arrivalNote = history.arrivalNote
+        foreignRecordings = history.foreignRecordings
         webhook = plan.callbackUrl.flatMap(URL.init(string:)).flatMap { url in
             webhooks?.makeWebhook(taskId: id, url: url, firstSequence: history.webhookSequence)
         }
@@ -101,9 +108,10 @@ final class ManagedTask: @unchecked Sendable {
     /// Starts a worker. Its file outputs continue in new files when the task ran before.
     func start() throws {
         let runPlan: ResolvedTask = lock.withLock {
-            files.beginRun(plan, resuming: arrivalNote != nil || supervision.restarts > 0)
+            defer { foreignRecordings = [] }
+            return files.beginRun(plan, resuming: arrivalNote != nil || supervision.restarts > 0, foreign: foreignRecordings)
         }
-        let launcher = configuration.workerLauncher ?? ProcessWorkerLauncher(executable: configuration.workerExecutable)
+        let launcher = configuration.workerLauncher ?? ProcessWorkerLauncher(configuration: configuration, taskId: id)
         let worker = try launcher.launch(
             onEvent: { [weak self] event in self?.received(event) },
             onExit: { [weak self] status, signalled in self?.workerExited(status: status, signalled: signalled) })
@@ -114,7 +122,8 @@ final class ManagedTask: @unchecked Sendable {
         }
         worker.send(.start(WorkerStart(plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
                                       leaseSeconds: configuration.workerLeaseSeconds, rtpBindAddress: configuration.rtpBindAddress,
-                                      storage: configuration.storage)))
+                                      storage: configuration.storage, outputStallSeconds: configuration.outputStallSeconds,
+                                      logFormat: configuration.logFormat)))
         // The first start announces the task (`task.state` starting); a restart reports running → starting.
         publishStatus()
     }
@@ -297,6 +306,7 @@ final class ManagedTask: @unchecked Sendable {
             status.node = configuration.nodeId
             status.encodes = workerStatus.encodes
             for index in status.inputs.indices { status.inputs[index].rtp = rtp[status.inputs[index].id] }
+            FinalStates.settle(&status)
             return status
         }
     }
@@ -320,8 +330,8 @@ final class ManagedTask: @unchecked Sendable {
     /// Queues a webhook event for each change since the last published status (no waiting on the
     /// network). Call after every change of state, outside `lock`.
     private func publishStatus() {
-        guard let webhook else { return }
-        webhookOrder.withLock { webhook.observe(status) }
+        // The log's lines about changes (`StatusChangeLog`), in the webhooks' order.
+        webhookOrder.withLock { let status = self.status; eventLog.observe(status, now: MonotonicClock.seconds); webhook?.observe(status) }
     }
 
     /// A worker silent for longer than the hang limit is killed (and then restarted or failed).

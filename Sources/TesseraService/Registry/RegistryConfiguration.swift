@@ -1,5 +1,6 @@
 import TesseraCore
 import TesseraObjectStorage
+import TesseraWorkerProtocol
 
 /// How `tessera serve` runs tasks.
 public struct RegistryConfiguration: Sendable {
@@ -17,6 +18,12 @@ public struct RegistryConfiguration: Sendable {
     public var workerHangSeconds: Double
     /// Seconds a live output keeps reconnecting before it is `failed`.
     public var outputGiveUpSeconds: Double
+    /// Seconds a network output may take no bytes before it is taken as lost (a stall).
+    public var outputStallSeconds: Double = 10
+    /// Free bytes the output directory keeps; below it this node takes no new recording task.
+    public var minFreeBytes: Int64 = 0
+    /// `--log-format`, for the workers' own lines.
+    public var logFormat: LogFormat = .text
     /// UDP ports that `rtp.allocate` inputs are given (each medium takes an even RTP port and the
     /// odd RTCP port after it).
     public var rtpPortRange: ClosedRange<Int>

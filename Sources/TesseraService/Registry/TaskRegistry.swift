@@ -19,6 +19,8 @@ public actor TaskRegistry {
     let webhooks: WebhookNotifier
     private let rtp: RTPAllocations
     private let logger = Logger(label: "tessera.registry")
+    /// The output directory's free space, checked by the watchdog's rounds (logged once per crossing).
+    private var diskWatch: DiskSpaceWatch
 
     /// How far a resumed task's webhook sequence jumps past the stored one.
     static let webhookSequenceJump: Int64 = 100
@@ -31,6 +33,7 @@ public actor TaskRegistry {
     public init(configuration: RegistryConfiguration, store: any TaskStore) {
         self.configuration = configuration
         self.store = store
+        diskWatch = DiskSpaceWatch(minFreeBytes: configuration.minFreeBytes)
         webhooks = WebhookNotifier(secret: configuration.webhookSecret)
         rtp = RTPAllocations(range: configuration.rtpPortRange, announceAddress: configuration.rtpAnnounceAddress,
                              bindAddress: configuration.rtpBindAddress, udpPorts: configuration.udpPorts)
@@ -107,6 +110,15 @@ public actor TaskRegistry {
         }
         creating.insert(id)
         defer { creating.remove(id) }
+        // A recording has one writer in the whole cluster. Asked before the task is recorded, so
+        // a refusal changes nothing (a claim by a task not yet running holds nothing)...
+        let claims = OutputClaimKeys.keys(of: prepared.plan)
+        try refuseRecordingWhenLowOnSpace(claims)
+        // Who wrote what is there now, read before this task's claims replace it: a playlist
+        // another task wrote is not continued (see `OutputFiles.beginRun`).
+        let lastHolders = (try? await store.lastHolders(of: claims.map(\.key))) ?? [:]
+        let foreign = Set(claims.filter { lastHolders[$0.key] != id }.map { prepared.plan.outputs[$0.index].url })
+        try await claimOutputs(claims, plan: prepared.plan)
         let outcome: CreateOutcome
         do {
             outcome = try await store.createTask(NewTask(taskId: id, document: text, node: configuration.nodeId))
@@ -119,17 +131,39 @@ public actor TaskRegistry {
             if let local = tasks[id], !local.isFinal { return local.status }
             return Self.recordedStatus(record, taskId: id)
         }
+        // ...and again once it runs in the store, which is what holds them: of two tasks created
+        // at once on two nodes, the second to get here loses, and its record is stopped.
+        do {
+            try await claimOutputs(claims, plan: prepared.plan)
+        } catch {
+            try? await store.setDesired(taskId: id, .stopped)
+            throw error
+        }
         // 1 for a new id; one past the old run's when a stopped task of this id was replaced.
         let generation = record?.generation ?? 1
         do {
-            let task = try await launch(id: id, stored: prepared.document, generation: generation, history: ManagedTask.History(),
-                                        validated: prepared.plan)
+            let task = try await launch(id: id, stored: prepared.document, generation: generation,
+                                        history: ManagedTask.History(foreignRecordings: foreign), validated: prepared.plan)
             await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
             return task.status
         } catch {
             try? await store.setDesired(taskId: id, .stopped)
             throw error
         }
+    }
+
+    /// Holds the task's recording outputs in the store; `OutputInUse` at the first one another
+    /// running task holds.
+    private func claimOutputs(_ claims: [(index: Int, key: String)], plan: ResolvedTask) async throws {
+        guard !claims.isEmpty else { return }
+        let conflict: OutputClaimConflict?
+        do {
+            conflict = try await store.claimOutputs(claims.map(\.key), taskId: plan.taskId)
+        } catch {
+            throw ServiceError.storeUnavailable(error)
+        }
+        guard let conflict, let index = claims.first(where: { $0.key == conflict.key })?.index else { return }
+        throw ServiceError.outputInUse(index: index, url: URLRedaction.redact(plan.outputs[index].url), holder: conflict.holder)
     }
 
     /// Ids a `POST` here is recording and starting right now.
@@ -251,6 +285,9 @@ public actor TaskRegistry {
         case .refuseEnded(let state): throw ServiceError.invalidState("task \"\(taskId)\" is \(state.rawValue)")
         case .refuseStale(let got, let last): throw ServiceError.staleSequence(got: got, last: last)
         }
+        // A recording the update adds has one writer too (the task already holds its others).
+        let held = Set(OutputClaimKeys.keys(of: before).map(\.key))
+        try await claimOutputs(OutputClaimKeys.keys(of: after).filter { !held.contains($0.key) }, plan: after)
         let running = RTPAllocations.sdpTexts(in: task.document)
         let (inputs, allocations) = try rtp.resolve(inputs: merged["inputs"] ?? .null, taskId: taskId, knownSDPs: running)
         if merged["inputs"] != nil { merged["inputs"] = inputs }
@@ -438,7 +475,37 @@ public actor TaskRegistry {
             try? await Task.sleep(for: .seconds(Self.watchdogIntervalSeconds))
             // While every task stops (shutdown), a slow stop is the stop's own timeout's business.
             if !shuttingDown { checkHangs() }
+            checkDiskSpace()
         }
+    }
+
+    /// The output directory's free bytes now, and whether that is below `--min-free-bytes`.
+    public nonisolated func outputSpace() -> (freeBytes: Int64?, low: Bool) {
+        let free = FileSystemSpace.freeBytes(atPath: configuration.outputDirectory)
+        return (free, free.map { $0 < configuration.minFreeBytes } ?? false)
+    }
+
+    /// Warns once when the output directory runs low, and says once when space is back.
+    func checkDiskSpace() {
+        guard let free = outputSpace().freeBytes else { return }
+        let metadata: Logger.Metadata = ["output_dir": .string(configuration.outputDirectory), "free_bytes": "\(free)",
+                                         "min_free_bytes": "\(configuration.minFreeBytes)"]
+        switch diskWatch.observe(freeBytes: free) {
+        case .becameLow: logger.warning("the output directory is low on space: new recording tasks are refused here", metadata: metadata)
+        case .recovered: logger.info("the output directory has space again: recording tasks are taken", metadata: metadata)
+        case .none: break
+        }
+    }
+
+    /// A node low on disk space starts no new recording (a full disk would fail it at once).
+    private func refuseRecordingWhenLowOnSpace(_ claims: [(index: Int, key: String)]) throws {
+        guard !claims.isEmpty else { return }
+        let space = outputSpace()
+        guard space.low, let free = space.freeBytes else { return }
+        checkDiskSpace()
+        throw ServiceError(.insufficientStorage,
+                           message: "this node's output directory has \(free) bytes free, below its --min-free-bytes of \(configuration.minFreeBytes): it starts no new recording",
+                           path: "outputs[\(claims[0].index)].url", retryAfterSeconds: 60)
     }
 
     static let watchdogIntervalSeconds = 2.0

@@ -27,6 +27,10 @@ public protocol TaskService: Sendable {
     /// Refuses new tasks from now on (`ShuttingDown` 503) and ends every running task properly
     /// (encoders flushed, trailers written, connections closed), waiting at most `seconds`.
     func shutdown(deadlineSeconds seconds: Double) async
+    /// `shutdown`, saying what becomes of the tasks (`--on-shutdown`): `forGood` ends them for
+    /// good (final status `stopped`, reason "server shut down"; a server started on this task
+    /// store does not run them again); otherwise as `shutdown`: they resume with the next server.
+    func shutdown(deadlineSeconds seconds: Double, forGood: Bool) async
     /// `/readyz`: this node takes API traffic (its task store answers, it is not draining).
     func isReady() async -> Bool
     /// `/readyz` with its body: also what this node says of its task store (other nodes probe it).
@@ -34,6 +38,7 @@ public protocol TaskService: Sendable {
 }
 
 extension TaskService {
+    public func shutdown(deadlineSeconds seconds: Double, forGood: Bool) async { await shutdown(deadlineSeconds: seconds) }
     public func isReady() async -> Bool { true }
     public func listing() async -> TaskListing { TaskListing(tasks: await list()) }
     public func readiness() async -> Readiness { await isReady() ? .ready : Readiness(ready: false, status: "not ready") }
@@ -47,6 +52,8 @@ public struct Readiness: Sendable, Equatable {
     /// Whether this node reaches its task store.
     public var storeReachable: Bool
     public var reason: String?
+    /// Free bytes of the output directory (nil when it cannot be read).
+    public var outputDirFreeBytes: Int64?
 
     public init(ready: Bool, status: String, storeReachable: Bool = true, reason: String? = nil) {
         self.ready = ready; self.status = status; self.storeReachable = storeReachable; self.reason = reason
@@ -97,6 +104,12 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public static func staleSequence(got: Int64, last: Int64) -> ServiceError {
         ServiceError(.staleSequence,
                      message: "sequence \(got) is not greater than the last applied (\(last))", path: "sequence")
+    }
+    /// `outputs[index].url` names what `holder` is writing.
+    public static func outputInUse(index: Int, url: String, holder: String) -> ServiceError {
+        ServiceError(.outputInUse,
+                     message: "\(url) is being written by task \"\(holder)\": one recording has one writer; stop that task or choose another name",
+                     path: "outputs[\(index)].url")
     }
     public static func tooManyTasks(limit: Int) -> ServiceError {
         ServiceError(.tooManyTasks, message: "this server runs at most \(limit) tasks",

@@ -11,6 +11,8 @@ public struct TaskSupervision: Sendable, Equatable {
         case deleted
         /// This node is shutting down with nowhere to hand the task to: it resumes on the next start.
         case shutdown
+        /// This node is shutting down with `--on-shutdown stop`: the task ends for good.
+        case shutdownForGood
         /// The task moves to another node (drain).
         case handover
         /// Another node holds the task's lease now, or this node could not renew its own.
@@ -48,8 +50,27 @@ public struct TaskSupervision: Sendable, Equatable {
     public mutating func workerReportedExit(state: TaskState, reason: String?) {
         guard finalState == nil else { return }
         finalState = state
-        finalReason = reason
+        finalReason = reason ?? stopReason(state)
     }
+
+    /// What a stop the server chose says in the final status, when the worker said nothing: a
+    /// task that ended always says why.
+    private func stopReason(_ state: TaskState) -> String? {
+        guard state == .stopped, let stopCause else { return nil }
+        switch stopCause {
+        case .deleted: return Self.stoppedByRequestReason
+        case .shutdownForGood: return Self.serverShutDownReason
+        case .shutdown: return "server shut down; the task resumes when a server starts on this task store"
+        case .handover: return "drained: the task moved to another node"
+        case .fenced: return "another node runs the task now (this node lost its lease)"
+        }
+    }
+
+    /// The final reason of a task ended by `DELETE`.
+    public static let stoppedByRequestReason = "stopped by request (DELETE)"
+
+    /// The final reason of a task `--on-shutdown stop` ended.
+    public static let serverShutDownReason = "server shut down"
 
     /// The worker process ended.
     public mutating func workerExited(status: Int32, signalled: Bool) -> ExitAction? {
@@ -62,7 +83,12 @@ public struct TaskSupervision: Sendable, Equatable {
             return .restart(note: note)
         }
         finalState = stopCause == nil ? .failed : .stopped
-        if stopCause == nil { finalReason = "worker process \(how)" }
+        if stopCause == nil {
+            finalReason = restarts > 0 ? "worker process \(how), after \(restarts) restart\(restarts == 1 ? "" : "s") (--max-worker-restarts \(maxRestarts))"
+                : "worker process \(how)"
+        } else {
+            finalReason = finalReason ?? stopReason(.stopped)
+        }
         return .finish(state: finalState!, reason: finalReason)
     }
 
@@ -78,7 +104,7 @@ public struct TaskSupervision: Sendable, Equatable {
     public var desiredAfterFinal: DesiredState? {
         guard finalState != nil else { return nil }
         switch stopCause {
-        case .deleted?, nil: return .stopped
+        case .deleted?, .shutdownForGood?, nil: return .stopped
         case .shutdown?, .handover?, .fenced?: return nil
         }
     }
