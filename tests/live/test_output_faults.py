@@ -306,7 +306,7 @@ def test_silent_destination_is_a_stall_and_reconnects_while_the_recording_keeps_
 # --------------------------------------------------------------------------------------------- #
 # (b) a destination nobody listens at
 # --------------------------------------------------------------------------------------------- #
-@pytest.mark.serve_args("--output-give-up-seconds", str(GIVE_UP_SECONDS))
+@pytest.mark.serve_args("--output-give-up-seconds", str(GIVE_UP_SECONDS), "--max-tasks", "1")
 def test_task_whose_only_output_is_dead_ends_failed_naming_it(api, tessera_server, clips):
     port = free_port()
     hooks = HookReceiver()
@@ -327,12 +327,14 @@ def test_task_whose_only_output_is_dead_ends_failed_naming_it(api, tessera_serve
         assert "refused" in (out.get("lastError") or ""), out
         assert_final_states(final)
 
-        hook = wait_until(lambda: next((e for e in hooks.events if e.get("event") == "task.failed"
-                                        or (e.get("task") or {}).get("state") == "failed"), None), 10, 0.1)
-        assert hook, f"no task.failed webhook: {[e.get('event') for e in hooks.events]}"
-        print(f"webhook: {hook.get('event')} {(hook.get('task') or {}).get('reason')!r}")
+        # The webhook of a task that failed: `task.state` with state `failed` and the reason.
+        hook = wait_until(lambda: next((e for e in hooks.events if e.get("event") == "task.state"
+                                        and (e.get("task") or {}).get("state") == "failed"), None), 10, 0.1)
+        assert hook, f"no task.state failed webhook: {[e.get('event') for e in hooks.events]}"
+        assert "outputs[0]" in (hook["task"].get("reason") or ""), hook
+        print(f"webhook: {hook.get('event')} failed {(hook.get('task') or {}).get('reason')!r}")
 
-        # Its capacity is free: the same id runs again at once (it reads `live` into a real file).
+        # Its capacity is free: with --max-tasks 1, another task is taken at once and goes live.
         r = api.post("/v1/tasks", side_by_side("after-dead", clips.red, clips.blue, ["faults/after.mp4"]))
         assert r.status == 201, f"POST after the failed task: {r.status} {r.body[:300]!r}"
         api.wait_outputs("after-dead", "live", 20)
