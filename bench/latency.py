@@ -326,7 +326,8 @@ def colour_task(task_id: str, url: str, colour: str, mode: str, media: Path) -> 
 
 
 def clock_zero(log: Path, task_id: str, timeout: float = 10) -> float:
-    pattern = re.compile(rf"tessera worker {re.escape(task_id)}: output clock zero at CLOCK_MONOTONIC ([0-9.]+) s")
+    # When output frame 0 left: the clock's zero plus the wait for the inputs' first pictures.
+    pattern = re.compile(rf"tessera worker {re.escape(task_id)}: output frame 0 at CLOCK_MONOTONIC ([0-9.]+) s")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         m = pattern.search(log.read_text(errors="replace"))
