@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import Synchronization
+import TesseraCore
 import TesseraMedia
 import TesseraService
 import TesseraWorkerProtocol
@@ -36,11 +38,15 @@ enum LoggingSetup {
         routeFFmpeg()
     }
 
+    /// A message FFmpeg repeats (at every reconnection attempt) is logged at its level once a
+    /// minute, and at debug in between (`RepeatedLineFilter`).
     private static func routeFFmpeg() {
         let logger = Logger(label: "ffmpeg")
+        let repeats = Mutex(RepeatedLineFilter())
         FFmpegLog.route { level, component, message in
-            logger.log(level: TesseraLogging.level(ffmpeg: level), "\(message)",
-                       metadata: component.map { ["component": .string($0)] })
+            let key = (component ?? "") + "\u{0}" + message
+            let level = repeats.withLock { $0.level(for: key, level: TesseraLogging.level(ffmpeg: level), now: MonotonicClock.seconds) }
+            logger.log(level: level, "\(message)", metadata: component.map { ["component": .string($0)] })
         }
     }
 }

@@ -148,3 +148,17 @@ import Testing
         #expect(TaskCost.perOutputMinute(cpuSeconds: nil, frames: 1500, fps: 25, uptimeSeconds: 60) == nil)
     }
 }
+
+@Suite struct RepeatedLineFilterTests {
+    @Test func aRepeatedMessageIsLoggedOnceAMinuteAndAtDebugBetween() {
+        var filter = RepeatedLineFilter()
+        #expect(filter.level(for: "tcp refused", level: .error, now: 0) == .error)
+        #expect(filter.level(for: "tcp refused", level: .error, now: 2) == .debug)
+        #expect(filter.level(for: "rtmp cannot open", level: .error, now: 2) == .error)
+        #expect(filter.level(for: "tcp refused", level: .error, now: 59) == .debug)
+        #expect(filter.level(for: "tcp refused", level: .error, now: RepeatedLineFilter.windowSeconds) == .error)
+        // Debug lines are what they are.
+        #expect(filter.level(for: "x", level: .debug, now: 0) == .debug)
+        #expect(filter.level(for: "x", level: .trace, now: 1) == .trace)
+    }
+}

@@ -211,3 +211,28 @@ enum StandardErrorLines {
         }
     }
 }
+
+/// FFmpeg repeats itself: an output that cannot connect says `Connection to tcp://… failed` at
+/// every attempt, a few times a minute. The first time a message is logged at its own level, and
+/// again at most once a `windowSeconds` while it repeats; the repeats in between go to debug (the
+/// status and the task's `output reconnecting` line already say what is wrong). Pure: the caller
+/// gives the time.
+public struct RepeatedLineFilter: Sendable {
+    public static let windowSeconds = 60.0
+    /// Beyond this many distinct messages, those not logged within the window are forgotten.
+    static let capacity = 256
+    private var lastLogged: [String: Double] = [:]
+
+    public init() {}
+
+    /// The level to log `key` at now: `level`, or debug for a repeat within the window.
+    public mutating func level(for key: String, level: Logger.Level, now: Double) -> Logger.Level {
+        if level < .info { return level }
+        if let last = lastLogged[key], now - last < Self.windowSeconds { return .debug }
+        lastLogged[key] = now
+        if lastLogged.count > Self.capacity {
+            lastLogged = lastLogged.filter { now - $0.value < Self.windowSeconds }
+        }
+        return level
+    }
+}
