@@ -343,6 +343,19 @@ def test_task_whose_only_output_is_dead_ends_failed_naming_it(api, tessera_serve
         hooks.close()
 
 
+@pytest.mark.serve_args("--output-give-up-seconds", str(GIVE_UP_SECONDS))
+def test_relay_whose_only_output_is_dead_ends_failed_naming_it(api, tessera_server, clips):
+    port = free_port()
+    url = f"rtmp://127.0.0.1:{port}/live/nobody"
+    api.create({"taskId": "dead-relay", "mode": "relay",
+                "inputs": [{"id": "cam", "url": clips.red, "loop": True}], "outputs": [{"url": url}]})
+    final = api.wait_state("dead-relay", ("failed", "stopped"), GIVE_UP_SECONDS + 20)
+    assert final["state"] == "failed", final
+    assert f"127.0.0.1:{port}" in (final.get("reason") or ""), final
+    assert final["outputs"][0]["state"] == "failed" and final["outputs"][0]["reconnects"] > 0, final["outputs"]
+    assert_final_states(final)
+
+
 # --------------------------------------------------------------------------------------------- #
 # (c) a publish the RTMP server refuses
 # --------------------------------------------------------------------------------------------- #
