@@ -366,3 +366,52 @@ def test_a_store_that_refuses_is_named_at_once(tmp_path, media, monkeypatch, sto
         assert final["outputs"][0]["state"] == "failed" and final["outputs"][0]["uploads"][-1]["state"] == "failed", final
     print(f"\nrefusals named: AccessDenied {denied_after:.2f} s after the store began refusing, "
           f"NoSuchBucket {orphan_after:.2f} s after the bucket was deleted")
+
+
+def test_a_store_that_comes_back_just_after_the_task_stops_gets_the_rest(tmp_path, media, monkeypatch, store, clips, servers):
+    """Faults from the start of the recording until 3 s after the DELETE: by then the uploads are
+    deep in their back-off (8 s between tries), but a finishing worker retries every second, so
+    the rest goes up within its finish window and nothing is lost."""
+    moto, proxy = store
+    srv = start_server(servers, tmp_path, media, monkeypatch, proxy.url)
+    api, s3 = srv.client, moto.client()
+    doc = recording("late-store", clips.red, [{"url": "s3://rec/late/rec.mp4"},
+                                              {"url": "s3://rec/late/show.m3u8", "hls": {"segmentSeconds": 1}}])
+    doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600)
+    doc["layout"]["regions"][0].update(width=320, height=240)
+    api.create(doc)
+    started = time.monotonic()
+    assert wait_until(lambda: get_text(s3, "late/show.m3u8").count("#EXTINF") >= 2, 20), outputs_of(api, "late-store")
+    proxy.set_mode("faults")
+    time.sleep(17)
+    # The DELETE answers once the worker has ended: the store comes back 3 s after it is sent.
+    threading.Timer(3.0, proxy.set_mode, [None]).start()
+    stop_sent = time.monotonic()
+    elapsed = stop_sent - started
+    assert api.delete("/v1/tasks/late-store").status == 200
+    stop_took = time.monotonic() - stop_sent
+    final = wait_until(lambda: (st := api.status("late-store"))["state"] in ("stopped", "failed") and st, 30)
+    assert final and final["state"] == "stopped", final or api.status("late-store")
+    for output in final["outputs"]:
+        upload = output["uploads"][-1]
+        assert upload["state"] == "uploaded" and upload["waitingBytes"] == 0, \
+            (output, [(round(t - started, 1), a, m, p[:70]) for t, a, m, p in proxy.log[-40:]])
+    playlist = get_text(s3, "late/show.m3u8")
+    assert "#EXT-X-ENDLIST" in playlist, playlist
+    keys = {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="late/").get("Contents", [])}
+    named = playlist_names(playlist)
+    assert not [n for n in named if f"late/{n}" not in keys], (named, keys)
+    local = tmp_path / "late"
+    local.mkdir()
+    for name in ["show.m3u8", *named]:
+        s3.download_file("rec", f"late/{name}", str(local / name))
+    hls_duration = float(ffprobe(local / "show.m3u8")["format"]["duration"])
+    mp4 = tmp_path / "late.mp4"
+    s3.download_file("rec", "late/rec.mp4", str(mp4))
+    mp4_duration = float(ffprobe(mp4)["format"]["duration"])
+    for what, duration in (("HLS", hls_duration), ("recording", mp4_duration)):
+        assert elapsed - 4 <= duration <= elapsed + 1, f"{what} {duration:.2f} s of a {elapsed:.1f} s task"
+    assert not decode_errors(local / "show.m3u8") and not decode_errors(mp4)
+    print(f"\nstore back 3 s after the stop was asked: the DELETE answered after {stop_took:.1f} s; "
+          f"HLS {len(named) - 1} segments, {hls_duration:.2f} s; recording {mp4_duration:.2f} s of a {elapsed:.1f} s task; "
+          f"faults answered {proxy.count('500', '503', 'reset', 'landed-reset')}")
