@@ -27,7 +27,8 @@ public func runTesseraServer(
 ) async throws {
     let app = makeTesseraApplication(service: service, configuration: configuration, logger: logger, metrics: metrics,
                                      support: support, onListening: onListening)
-    let shutdown = TaskShutdownService(service: service, deadlineSeconds: configuration.shutdownSeconds, logger: logger)
+    let shutdown = TaskShutdownService(service: service, deadlineSeconds: configuration.shutdownSeconds,
+                                       action: configuration.onShutdown, logger: logger)
     var groupConfiguration = ServiceGroupConfiguration(
         services: lastToStop.map { .init(service: $0) } + [
             .init(service: app),

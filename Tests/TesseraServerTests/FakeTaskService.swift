@@ -13,6 +13,8 @@ actor FakeTaskService: TaskService {
     var maxTasks = 16
     var shuttingDown = false
     var shutdownDeadlines: [Double] = []
+    /// Per shutdown, whether the tasks were to end for good (`--on-shutdown stop`).
+    var shutdownsForGood: [Bool] = []
     var createCalls = 0
     /// Every call throws a non-`ServiceError`, to see the generic 500.
     var failUnexpectedly = false
@@ -91,8 +93,13 @@ actor FakeTaskService: TaskService {
     }
 
     func shutdown(deadlineSeconds seconds: Double) async {
+        await shutdown(deadlineSeconds: seconds, forGood: false)
+    }
+
+    func shutdown(deadlineSeconds seconds: Double, forGood: Bool) async {
         shuttingDown = true
         shutdownDeadlines.append(seconds)
+        shutdownsForGood.append(forGood)
     }
 
     // MARK: test setup

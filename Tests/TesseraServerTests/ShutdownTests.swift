@@ -34,5 +34,21 @@ import TesseraServer
         #expect(await service.shutdownDeadlines == [7])
         #expect(await service.shuttingDown)
         #expect(await order.events == ["http stopped after tasks"])
+        #expect(await service.shutdownsForGood == [false], "resume is the default: the tasks run again with the next server")
+    }
+
+    /// `--on-shutdown stop` reaches the service: the tasks end for good.
+    @Test(arguments: [(ShutdownAction.resume, false), (.stop, true)])
+    func theShutdownActionSaysWhetherTasksEndForGood(action: ShutdownAction, forGood: Bool) async throws {
+        let service = FakeTaskService()
+        let shutdown = TaskShutdownService(service: service, deadlineSeconds: 5, action: action, logger: TestServer.logger)
+        let group = ServiceGroup(services: [shutdown], logger: TestServer.logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await Task.sleep(for: .milliseconds(50))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(await service.shutdownsForGood == [forGood])
     }
 }
