@@ -88,7 +88,7 @@ public final class MixPipeline: @unchecked Sendable {
     /// Held while the upload spool is full (`s3://` outputs skip packets).
     private let outputHold: OutputHold?
 
-    public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double, rtpBindAddress: String? = nil,
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double = 10, rtpBindAddress: String? = nil,
                 outputHold: OutputHold? = nil) {
         self.outputHold = outputHold
         self.task = task

@@ -29,7 +29,7 @@ public final class RelayPipeline: @unchecked Sendable {
     /// Seconds a network output may take no bytes before it is taken as lost (`--output-stall-seconds`).
     let outputStallSeconds: Double
 
-    public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double) {
+    public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double = 10) {
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
         self.outputStallSeconds = outputStallSeconds
