@@ -23,8 +23,10 @@ public enum WorkerMain {
 
         let task = start.plan
         let hold = OutputHold()
-        let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds)
-            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, rtpBindAddress: start.rtpBindAddress,
+        let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds,
+                                                                                    outputStallSeconds: start.outputStallSeconds)
+            : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, outputStallSeconds: start.outputStallSeconds,
+                          rtpBindAddress: start.rtpBindAddress,
                           outputHold: hold)
         if let mix = pipeline as? MixPipeline {
             // For measuring what a viewer sees against when each frame left (bench/latency.py):
@@ -155,7 +157,7 @@ public enum WorkerMain {
         var outputs = status.outputs
         if let uploads {
             let byURL = uploads.statuses
-            for index in outputs.indices { outputs[index].uploads = byURL[outputs[index].url] }
+            for index in outputs.indices { outputs[index].apply(uploads: byURL[outputs[index].url]) }
         }
         var report = WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
                                   fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,

@@ -48,7 +48,8 @@ struct MixCommand: ParsableCommand {
             return
         }
         // `tessera mix` writes files, which never reconnect: the give-up is `serve`'s default, unused.
-        let pipeline = MixPipeline(task: resolved, outputGiveUpSeconds: ServeSettings.Defaults.outputGiveUpSeconds)
+        let pipeline = MixPipeline(task: resolved, outputGiveUpSeconds: ServeSettings.Defaults.outputGiveUpSeconds,
+                                   outputStallSeconds: ServeSettings.Defaults.outputStallSeconds)
         let signals = SignalCancellation { pipeline.cancel() }
         defer { signals.restore() }
         let reporter = ProgressReporter(interactive: StandardError.isTerminal)
@@ -72,7 +73,8 @@ struct MixCommand: ParsableCommand {
 extension MixCommand {
     /// `mode: relay` offline: the input copied into the outputs without re-encoding its video.
     private func runRelay(_ task: ResolvedTask) throws {
-        let relay = RelayPipeline(task: task, outputGiveUpSeconds: ServeSettings.Defaults.outputGiveUpSeconds)
+        let relay = RelayPipeline(task: task, outputGiveUpSeconds: ServeSettings.Defaults.outputGiveUpSeconds,
+                                  outputStallSeconds: ServeSettings.Defaults.outputStallSeconds)
         let signals = SignalCancellation { relay.cancel() }
         defer { signals.restore() }
         do {
