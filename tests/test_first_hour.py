@@ -293,3 +293,26 @@ def test_serve_says_where_it_looked_without_revealing_its_file_system(tmp_path):
     finally:
         server.send_signal(signal.SIGTERM)
         assert server.wait(20) == 0, log_tail(log)
+
+
+def test_the_quick_start_document_mixes_offline_as_the_readme_says(sandbox):
+    """The paragraph after the quick start: its task document without `loop`, saved as the file it
+    names, runs with the `tessera mix` command it gives, and writes both outputs."""
+    text = README.read_text()
+    post = next(c for c in quick_start_commands(text) if c.startswith("curl") and "POST" in shlex.split(c))
+    words = shlex.split(post)
+    document = json.loads(words[words.index("-d") + 1])
+    for spec in document["inputs"]:
+        spec.pop("loop", None)
+    said = re.search(r"saved as `([\w.-]+\.json)`", text[text.index("\n" + QUICK_START):])
+    command = re.search(r"`(\.build/release/tessera mix [^`]+)`", text[text.index("\n" + QUICK_START):])
+    assert said and command, "the quick start no longer says how to run its document offline"
+    (sandbox / said.group(1)).write_text(json.dumps(document))
+    r = subprocess.run(["bash", "-c", command.group(1)], cwd=sandbox, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = sandbox / shlex.split(command.group(1))[-1]
+    for output in document["outputs"]:
+        target = out / output["url"]
+        frames, errors = _decode(str(target), 60)
+        assert not errors.strip() and len(frames) >= 200, f"{target}: {len(frames)} frames, {errors[:500]}"
+        assert _picture_is_two_pictures(frames[100], 1280) is None
