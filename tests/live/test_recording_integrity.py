@@ -362,3 +362,22 @@ def test_a_restarted_worker_starts_on_its_inputs_pictures(api, tessera_server, c
     assert wrong is None, f"the restarted worker's first frame: {wrong}"
     errors = decoding_errors(str(playlist))
     assert not errors, "ffmpeg -v error:\n" + "\n".join(errors[:20])
+
+
+def test_an_origin_playlist_two_runs_share_plays_both_at_their_own_sizes(api, clips, tmp_path):
+    """Over HTTP (segments and playlists `PUT` to an origin, Debian's nginx): the second run reads
+    the playlist back from the origin and continues it under its own init segment."""
+    from test_hls_output import WebDAVOrigin  # nginx accepting PUT / DELETE, as the HLS tests run it
+
+    if shutil.which("nginx") is None:
+        pytest.fail("nginx is not installed (scripts/install.sh)")
+    origin = WebDAVOrigin(tmp_path / "origin")
+    try:
+        url = f"http://127.0.0.1:{origin.port}/live/show.m3u8"
+        playlist = origin.docs / "live" / "show.m3u8"
+        run_until_segments(api, sized_task("origin", clips, url, 320, 240), playlist, 3)
+        count = len(segment_names(playlist.read_text()))
+        run_until_segments(api, sized_task("origin", clips, url, 256, 144), playlist, count + 3)
+        check_two_runs(playlist.parent, playlist, "show", True, [(320, 240), (256, 144)], tmp_path)
+    finally:
+        origin.stop()
