@@ -381,3 +381,29 @@ def test_an_origin_playlist_two_runs_share_plays_both_at_their_own_sizes(api, cl
         check_two_runs(playlist.parent, playlist, "show", True, [(320, 240), (256, 144)], tmp_path)
     finally:
         origin.stop()
+
+
+def test_a_live_window_moves_past_an_earlier_run(api, tessera_server, clips, tmp_path):
+    """A `live` window: once the earlier run's segments have left it, its init segment goes too,
+    the playlist counts the discontinuity it dropped, and what is listed decodes cleanly."""
+    url = "window2/live1.m3u8"
+    folder = tessera_server.out / "window2"
+    playlist = folder / "live1.m3u8"
+    hls = {"playlist": "live", "windowSegments": 3, "segmentSeconds": 1}
+    run_until_segments(api, sized_task("slide", clips, url, 320, 240, hls), playlist, 3)
+    assert (folder / "live1_init.mp4").exists()
+    r = api.post("/v1/tasks", sized_task("slide", clips, url, 256, 144, hls))
+    assert r.status == 201, r.body
+
+    def moved_on() -> bool:
+        lines = media_lines(playlist.read_text())
+        return "#EXT-X-DISCONTINUITY-SEQUENCE:1" in lines and '#EXT-X-MAP:URI="live1_init.mp4"' not in lines
+
+    assert wait_until(moved_on, 20), playlist.read_text()
+    assert wait_until(lambda: not (folder / "live1_init.mp4").exists(), 5), sorted(p.name for p in folder.iterdir())
+    lines = media_lines(playlist.read_text())
+    assert "#EXT-X-DISCONTINUITY" not in lines and lines.count('#EXT-X-MAP:URI="live1_init_1.mp4"') == 1, lines
+    assert api.delete("/v1/tasks/slide").status == 200
+    errors = decoding_errors(str(playlist))
+    assert not errors, "ffmpeg -v error:\n" + "\n".join(errors[:20])
+    assert {size for size, _ in runs(frame_sizes(playlist))} == {(256, 144)}
