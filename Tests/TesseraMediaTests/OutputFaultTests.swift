@@ -35,6 +35,14 @@ import TesseraMedia
         #expect(silent == "no answer: the destination did not accept the stream within 5 s")
     }
 
+    @Test func anHTTPOriginsRefusalIsNamed() {
+        // AVERROR_HTTP_FORBIDDEN: FFERRTAG(0xF8, '4', '0', '3'), a macro Swift cannot import.
+        let forbidden = -Int32(bitPattern: 0xF8 | UInt32(UInt8(ascii: "4")) << 8 | UInt32(UInt8(ascii: "0")) << 16
+                               | UInt32(UInt8(ascii: "3")) << 24)
+        let words = OutputFault.openFailure(kind: .other, code: forbidden, serverMessage: nil, text: "x", timeoutSeconds: 5)
+        #expect(words == "refused by the destination: Server returned 403 Forbidden (access denied)")
+    }
+
     @Test func otherFailuresKeepFFmpegsWords() {
         let text = "cannot open for writing: No such file or directory"
         #expect(OutputFault.openFailure(kind: .other, code: tessera_averror(ENOENT), serverMessage: nil,

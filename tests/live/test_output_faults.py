@@ -397,6 +397,90 @@ def test_refused_rtmp_publish_never_reads_live_and_names_the_refusal(api, tesser
         denier.close()
 
 
+class HLSOrigin:
+    """An HTTP/1.1 origin taking HLS PUTs (chunked, after `Expect: 100-continue`), or, with
+    `refuse`, answering every PUT's Expect with that status. Records (path, bytes) of each PUT."""
+
+    def __init__(self, refuse: int | None = None):
+        self.puts: list[tuple[str, int]] = []
+        self.asked = 0
+        origin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def handle_expect_100(self):
+                origin.asked += 1
+                if refuse is None:
+                    return super().handle_expect_100()
+                self.send_response(refuse)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return False
+
+            def do_PUT(self):
+                n = 0
+                if self.headers.get("Transfer-Encoding") == "chunked":
+                    while True:
+                        size = int(self.rfile.readline().strip() or b"0", 16)
+                        if size == 0:
+                            self.rfile.readline()
+                            break
+                        n += len(self.rfile.read(size))
+                        self.rfile.readline()
+                else:
+                    n = len(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                origin.puts.append((self.path, n))
+                self.send_response(201)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_hls_origin_refusing_the_put_never_reads_live_and_names_the_refusal(api, tessera_server, clips):
+    refusing, taking = HLSOrigin(refuse=403), HLSOrigin()
+    try:
+        urls = [f"{refusing.base}/live/no.m3u8", f"{taking.base}/live/yes.m3u8"]
+        api.create(side_by_side("hls-put", clips.red, clips.blue, urls))
+        started = time.monotonic()
+        states: set = set()
+        named_at = None
+        last = {}
+        while time.monotonic() - started < 8:
+            last = api.status("hls-put")
+            out = last["outputs"][0]
+            states.add(out["state"])
+            if named_at is None and "403" in (out.get("lastError") or ""):
+                named_at = time.monotonic() - started
+            time.sleep(0.1)
+        assert "live" not in states, f"the refused HLS output read live: states {states}, {last['outputs'][0]}"
+        assert named_at is not None, f"no 403 named within 8 s: {last['outputs'][0]}"
+        print(f"HLS PUT refusal named {named_at:.1f} s after POST: {last['outputs'][0]['lastError']!r}")
+        assert "refused" in last["outputs"][0]["lastError"], last["outputs"][0]
+        assert refusing.asked >= 1 and not refusing.puts, (refusing.asked, refusing.puts)
+        # The origin that takes them gets segments and playlists, and its output reads live.
+        assert last["outputs"][1]["state"] == "live", last["outputs"][1]
+        paths = [p for p, n in taking.puts if n > 0]
+        assert any(p.endswith(".m3u8") for p in paths) and any(not p.endswith(".m3u8") for p in paths), taking.puts
+        final = stop_task(api, "hls-put")
+        assert_final_states(final)
+        assert [o["state"] for o in final["outputs"]] == ["failed", "finished"], final["outputs"]
+    finally:
+        refusing.close()
+        taking.close()
+
+
 # --------------------------------------------------------------------------------------------- #
 # (d) the disk fills under a recording
 # --------------------------------------------------------------------------------------------- #

@@ -121,6 +121,9 @@ final class HLSPlaylistRewriter: MuxerAttachment {
                       _ url: UnsafePointer<CChar>?, _ flags: Int32, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
         guard let openNext else { return -EINVAL }
         let name = url.map { String(cString: $0) } ?? ""
+        // Over HTTP, every PUT asks first (Expect: 100-continue): FFmpeg reads a PUT's answer only
+        // then, so an origin's 4xx refuses the open (named in lastError) instead of being ignored.
+        if flags & AVIO_FLAG_WRITE != 0, name.hasPrefix("http"), let options { av_dict_set(options, "send_expect_100", "1", 0) }
         guard flags & AVIO_FLAG_WRITE != 0, name == playlist || name == playlist + ".tmp", let pb else {
             return openNext(context, pb, url, flags, options)
         }

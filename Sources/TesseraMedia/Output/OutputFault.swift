@@ -30,6 +30,10 @@ public enum OutputFault {
         if code == tessera_averror(ECONNREFUSED) {
             return "connection refused: nothing is listening at the destination's address (\(FFmpeg.errorText(code)))"
         }
+        // An HTTP origin's 4xx (an HLS PUT asks first, so its answer is read): FFmpeg's words
+        // ("Server returned 403 Forbidden (access denied)") say which.
+        let ffmpegWords = FFmpeg.errorText(code)
+        if ffmpegWords.hasPrefix("Server returned 4") { return "refused by the destination: \(ffmpegWords)" }
         guard kind == .rtmp else { return text }
         if let serverMessage, !serverMessage.isEmpty {
             return "refused by the RTMP server: \(serverMessage)"
