@@ -35,6 +35,9 @@ public final class MixPipeline: @unchecked Sendable {
         public var outputs: [OutputStatus]
         /// The encodes running (`h264-high`, `aac`, `opus`, …): each once, whatever the outputs.
         public var encodes: [String]? = nil
+        /// Why the task ended by itself (its maximum duration, no live input for its idle timeout,
+        /// its inputs' end); nil while it runs or when it was asked to stop.
+        public var endReason: String? = nil
     }
 
     let task: ResolvedTask
@@ -75,6 +78,8 @@ public final class MixPipeline: @unchecked Sendable {
         var bitrateKbps: Double = 0
         /// Each input's audio level, by id, as the output clock last measured it.
         var audioLevels: [String: AudioLevel] = [:]
+        /// See `Status.endReason`.
+        var endReason: String?
     }
 
     /// Live: seconds a dropped output keeps reconnecting before it is `failed`.
@@ -148,7 +153,8 @@ public final class MixPipeline: @unchecked Sendable {
             : current.map { worker in worker.status.withAudioLevel(stats.audioLevels[worker.input.id]) }
         if ended { inputStates = inputStates.map { $0.ended() } }
         return Status(running: stats.running, frames: stats.frames, fps: stats.fps, bitrateKbps: stats.bitrateKbps,
-                      lateFrames: stats.lateFrames, inputs: inputStates, outputs: outputStates, encodes: outputs?.encodes)
+                      lateFrames: stats.lateFrames, inputs: inputStates, outputs: outputStates, encodes: outputs?.encodes,
+                      endReason: stats.endReason)
     }
 
     // MARK: Run

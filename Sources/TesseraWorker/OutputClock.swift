@@ -232,10 +232,14 @@ final class OutputClock {
     /// `idleTimeoutSeconds` with no live input.
     private func shouldEnd(at time: Int64) throws -> Bool {
         if pipeline.wasCancelled { throw TaskError.cancelled }
-        if let maximum = task.maxDurationSeconds, Double(time) >= maximum * 1_000_000 { return true }
+        if let maximum = task.maxDurationSeconds, Double(time) >= maximum * 1_000_000 {
+            pipeline.updateStats { $0.endReason = TaskEndReason.maxDuration(maximum) }
+            return true
+        }
         if live {
             if pipeline.wasStopRequested { return true }
             if let idleSince, pipeline.clock.nowMicroseconds - idleSince >= Int64(task.idleTimeoutSeconds * 1_000_000) {
+                pipeline.updateStats { $0.endReason = TaskEndReason.idle(task.idleTimeoutSeconds) }
                 return true
             }
             return false

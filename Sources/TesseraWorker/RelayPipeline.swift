@@ -13,6 +13,8 @@ public final class RelayPipeline: @unchecked Sendable {
     private let stopSignal = InterruptFlag()
     private let lock = NSLock()
     private var stopRequested = false
+    /// Why the relay ended by itself (see `MixPipeline.Status.endReason`).
+    private var endReason: String?
     private var session: RelaySession?
     private var inputState: InputStatus.State = .waiting
     private var lastError: String?
@@ -75,13 +77,18 @@ public final class RelayPipeline: @unchecked Sendable {
             // itself ends early when the relay stops for another reason.
             let stopSignal = self.stopSignal
             Thread.detachNewThread { [weak self] in
-                if stopSignal.sleep(seconds: maximum) { self?.requestStop() }
+                guard stopSignal.sleep(seconds: maximum), let self else { return }
+                lock.withLock { endReason = TaskEndReason.maxDuration(maximum) }
+                requestStop()
             }
         }
         defer { stopSignal.cancel() }
         do {
             try session.run(stop: stopSignal) { [self] in lock.withLock { stopRequested } || outputsGaveUp(session) }
-            lock.withLock { inputState = .ended }
+            lock.withLock {
+                inputState = .ended
+                if !stopRequested, endReason == nil { endReason = TaskEndReason.inputEnded(input.id) }
+            }
             statusChanged.notify()
         } catch {
             lock.withLock {
@@ -112,12 +119,12 @@ public final class RelayPipeline: @unchecked Sendable {
     }
 
     public var status: MixPipeline.Status {
-        let (session, state, error, ended) = lock.withLock { (self.session, inputState, lastError, self.ended) }
+        let (session, state, error, ended, endReason) = lock.withLock { (self.session, inputState, lastError, self.ended, self.endReason) }
         let outputs = session?.outputStates.map { entry in
             OutputStatus(output: entry.output, snapshot: entry.snapshot, taskEnded: ended)
         } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: ended ? .failed : .connecting) }
         let inputs = task.inputs.map { InputStatus(id: $0.id, state: state, frames: session?.packetsRelayed ?? 0, lastError: error) }
         return MixPipeline.Status(running: session != nil, frames: session?.packetsRelayed ?? 0, fps: 0, bitrateKbps: 0,
-                                  lateFrames: 0, inputs: inputs, outputs: outputs)
+                                  lateFrames: 0, inputs: inputs, outputs: outputs, endReason: endReason)
     }
 }

@@ -104,6 +104,8 @@ public enum WorkerMain {
         uploads?.finish(timeoutSeconds: uploadFinishSeconds)
         finished.value = true
         if lease.didExpire { reason = reason ?? expiredReason }
+        // Ended by itself (its maximum duration, idle): say so; a stop on request is the server's to name.
+        if exitState == .stopped { reason = reason ?? pipeline.status.endReason }
         events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason, uploads: uploads),
                                 leaseExpired: lease.didExpire ? true : nil))
         return exitState == .failed ? 1 : 0

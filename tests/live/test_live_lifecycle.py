@@ -73,7 +73,7 @@ def test_sigterm_with_running_tasks_exits_0_and_leaves_playable_files(tessera_se
         assert n >= 30, f"{name}: {n} decodable frames"
 
 
-def test_max_duration_stops_the_task(api, rtmp_server, clips):
+def test_max_duration_stops_the_task(api, tessera_server, rtmp_server, clips):
     url = rtmp_server.url("short")
     t0 = time.monotonic()
     api.create(side_by_side("short", clips.red, clips.blue, [url], maxDurationSeconds=3))
@@ -81,6 +81,10 @@ def test_max_duration_stops_the_task(api, rtmp_server, clips):
     took = time.monotonic() - t0
     assert st["state"] == "stopped", f"maxDurationSeconds ended the task as {st['state']!r}: {st}"
     assert took >= 2.5, f"a 3 s task stopped after {took:.1f} s"
+    # Said in the status and, once, in the log (issue 30: it was in neither).
+    assert st["reason"] == "reached maxDurationSeconds (3 s)", st
+    assert wait_until(lambda: "reached maxDurationSeconds (3 s)" in tessera_server.log.read_text(), 5), \
+        log_tail(tessera_server.log)
     assert probe_stream(url, timeout=8) is None, "the stream is still published after maxDurationSeconds"
 
 
@@ -101,6 +105,7 @@ def test_idle_timeout_stops_a_task_without_live_inputs(api, rtmp_server, media, 
     st_a = api.wait_state("idle-ended", ("stopped", "failed"), 8)
     took_a = time.monotonic() - t0
     assert st_b["state"] == "stopped", f"never-live task ended as {st_b['state']!r}: {st_b}"
+    assert st_b["reason"] == "idle: no input was live for idleTimeoutSeconds (2 s)", st_b
     assert took_b >= 1.5, f"idleTimeoutSeconds 2 stopped a task after {took_b:.1f} s"
     assert st_a["state"] == "stopped", f"ended-inputs task ended as {st_a['state']!r}: {st_a}"
     assert 3.5 <= took_a <= 7.5, f"inputs of 2 s + idleTimeoutSeconds 2 stopped the task after {took_a:.1f} s"
