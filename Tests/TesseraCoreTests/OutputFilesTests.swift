@@ -85,4 +85,13 @@ import TesseraCore
         #expect(playlists(fresh.beginRun(task, resuming: false, foreign: ["hls/live1.m3u8"], exists: { _ in false }))
                 == ["/out/hls/live1.m3u8"])
     }
+
+    @Test func anUpdateAddingAnotherTasksPlaylistMovesOffIt() {
+        var files = OutputFiles()
+        _ = files.beginRun(plan([]), resuming: false, exists: none)
+        let task = hlsPlan("hls/live1.m3u8", playlist: "/out/hls/live1.m3u8")
+        #expect(playlists(files.apply(task, foreign: ["hls/live1.m3u8"], exists: { $0 == "/out/hls/live1.m3u8" }))
+                == ["/out/hls/live1.1.m3u8"])
+        #expect(files.files(of: "hls/live1.m3u8") == ["hls/live1.1.m3u8"])
+    }
 }

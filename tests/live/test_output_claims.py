@@ -78,6 +78,14 @@ def test_an_hls_playlist_has_one_writer_and_a_later_task_gets_its_own(api, tesse
     time.sleep(2)
     api.delete("/v1/tasks/show-b")
     assert (out / "hls/live1.m3u8").read_text() == playlist, "the earlier task's playlist was changed"
+    # A task that adds the playlist by an update moves off it too (and the name it moved to).
+    api.create(side_by_side("show-c", clips.red, clips.blue, ["show-c.mp4"]))
+    r = api.patch("/v1/tasks/show-c", {"outputs": [{"url": "show-c.mp4"}, hls]})
+    assert r.status == 200, r.body
+    assert r.json["outputs"][1]["files"] == ["hls/live1.2.m3u8"], r.json["outputs"]
+    assert wait_until(lambda: (out / "hls/live1.2.m3u8").exists(), 15)
+    api.delete("/v1/tasks/show-c")
+    assert (out / "hls/live1.m3u8").read_text() == playlist, "the earlier task's playlist was changed by an update"
     second = (out / "hls/live1.1.m3u8").read_text()
     names = [line for line in second.splitlines() if line and not line.startswith("#")]
     assert names and all(name.startswith("live1.1_") for name in names), second

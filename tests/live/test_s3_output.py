@@ -410,4 +410,22 @@ def test_one_object_has_one_writer(tmp_path, media, monkeypatch, moto, clips, se
     err = r.json["error"]
     assert err["code"] == "OutputInUse" and err["path"] == "outputs[1].url" and '"obj-a"' in err["message"], err
     assert api.get("/v1/tasks/obj-b").status == 404
+    time.sleep(1.5)
     assert api.delete("/v1/tasks/obj-a").status == 200
+    s3 = moto.client()
+
+    def uploaded(key):
+        try:
+            return s3.head_object(Bucket="rec", Key=key)["ContentLength"]
+        except s3.exceptions.ClientError:
+            return 0
+
+    assert wait_until(lambda: uploaded("claims/one.mp4") > 0, 20), api.status("obj-a")["outputs"]
+    first = s3.get_object(Bucket="rec", Key="claims/one.mp4")["Body"].read()
+    # A later task naming the key writes beside the earlier object, never over it.
+    st = api.create(recording("obj-b", clips.blue, [{"url": "s3://rec/claims/one.mp4"}]))
+    assert st["outputs"][0]["files"] == ["s3://rec/claims/one.1.mp4"], st["outputs"][0]
+    time.sleep(1.5)
+    assert api.delete("/v1/tasks/obj-b").status == 200
+    assert wait_until(lambda: uploaded("claims/one.1.mp4") > 0, 20), api.status("obj-b")["outputs"]
+    assert s3.get_object(Bucket="rec", Key="claims/one.mp4")["Body"].read() == first, "the earlier object was replaced"

@@ -33,9 +33,10 @@ public struct OutputFiles: Sendable, Equatable {
     /// An updated plan for the running worker: outputs it already writes keep their current file;
     /// new ones start at their own name, or, when they wrote before (removed, then added again),
     /// in the next free name.
-    public mutating func apply(_ plan: ResolvedTask,
+    /// A playlist in `foreign` that exists moves to the next free name, as in `beginRun`.
+    public mutating func apply(_ plan: ResolvedTask, foreign: Set<String> = [],
                         exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> ResolvedTask {
-        continuing(plan, resuming: false, foreign: [], exists: exists)
+        continuing(plan, resuming: false, foreign: foreign, exists: exists)
     }
 
     private mutating func continuing(_ plan: ResolvedTask, resuming: Bool, foreign: Set<String>,

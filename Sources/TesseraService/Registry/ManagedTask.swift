@@ -48,6 +48,8 @@ final class ManagedTask: @unchecked Sendable {
     private var arrivalNote: String?
     /// Frames encoded by workers that have since crashed, so `frames` keeps counting up.
     private var framesBeforeRestart: Int64 = 0
+    /// CPU seconds of workers that have since ended (each reports its own process's from zero).
+    private var cpuBeforeRestart: Double = 0
     private var nextRequestId = 0
     private var snapshotWaiters: [Int: (Result<Data, ServiceError>) -> Void] = [:]
     private var exitWaiters: [() -> Void] = []
@@ -61,6 +63,8 @@ final class ManagedTask: @unchecked Sendable {
     private lazy var eventLog = TaskEventLog(taskId: id, nodeId: configuration.nodeId)
     /// The first run only: see `History.foreignRecordings`.
     private var foreignRecordings: Set<String>
+    /// Spool paths whose object exists already: taken like files on disk (`ExistingObjects`).
+    private let existingObjects: Set<String>
     /// Called (outside `lock`) once the task is final on this node.
     var onFinal: (@Sendable (ManagedTask) -> Void)?
 
@@ -75,6 +79,8 @@ final class ManagedTask: @unchecked Sendable {
         /// A new task: the outputs (URLs as given) whose existing recording another task, or no
         /// known task, wrote; such a playlist is not continued but written under a new name.
         var foreignRecordings: Set<String> = []
+        /// A new task: spool paths of `s3://` names that are objects already (`ExistingObjects`).
+        var existingObjects: Set<String> = []
     }
 
     init(id: String, document: JSONValue, storedDocument: JSONValue, plan: ResolvedTask, generation: Int64,
@@ -92,6 +98,7 @@ final class ManagedTask: @unchecked Sendable {
         startedAt = history.startedAt
         arrivalNote = history.arrivalNote
         foreignRecordings = history.foreignRecordings
+        existingObjects = history.existingObjects
         webhook = plan.callbackUrl.flatMap(URL.init(string:)).flatMap { url in
             webhooks?.makeWebhook(taskId: id, url: url, firstSequence: history.webhookSequence)
         }
@@ -109,7 +116,9 @@ final class ManagedTask: @unchecked Sendable {
     func start() throws {
         let runPlan: ResolvedTask = lock.withLock {
             defer { foreignRecordings = [] }
-            return files.beginRun(plan, resuming: arrivalNote != nil || supervision.restarts > 0, foreign: foreignRecordings)
+            let objects = existingObjects
+            return files.beginRun(plan, resuming: arrivalNote != nil || supervision.restarts > 0, foreign: foreignRecordings,
+                                  exists: { FileManager.default.fileExists(atPath: $0) || objects.contains($0) })
         }
         let launcher = configuration.workerLauncher ?? ProcessWorkerLauncher(configuration: configuration, taskId: id)
         let worker = try launcher.launch(
@@ -163,7 +172,7 @@ final class ManagedTask: @unchecked Sendable {
 
     /// Sends the updated plan to the worker; refuses a stale `sequence`.
     func update(document updated: JSONValue, storedDocument stored: JSONValue, plan resolved: ResolvedTask,
-                sequence: Int64?, rtp allocated: [String: RTPStatus]) throws {
+                sequence: Int64?, rtp allocated: [String: RTPStatus], foreignRecordings foreign: Set<String> = []) throws {
         lock.lock()
         switch admission(sequence: sequence) {
         case .accept(let applied):
@@ -179,7 +188,7 @@ final class ManagedTask: @unchecked Sendable {
         storedDocument = stored
         plan = resolved
         rtp = allocated
-        let runPlan = files.apply(resolved)
+        let runPlan = files.apply(resolved, foreign: foreign)
         // Answer with the new participants and outputs at once; the worker's next report follows.
         inputIds = resolved.inputs.map(\.id)
         rtpInputIds = Self.rtpInputIds(resolved)
@@ -305,6 +314,9 @@ final class ManagedTask: @unchecked Sendable {
             status.workerRestarts = supervision.restarts
             status.node = configuration.nodeId
             status.encodes = workerStatus.encodes
+            status.cpuSeconds = TaskCost.cpuSeconds(earlierWorkers: cpuBeforeRestart, current: workerStatus.cpuSeconds)
+            status.cpuSecondsPerOutputMinute = TaskCost.perOutputMinute(cpuSeconds: status.cpuSeconds, frames: status.frames,
+                                                                        fps: plan.video?.fps, uptimeSeconds: status.uptimeSeconds)
             for index in status.inputs.indices { status.inputs[index].rtp = rtp[status.inputs[index].id] }
             FinalStates.settle(&status)
             return status
@@ -396,6 +408,8 @@ final class ManagedTask: @unchecked Sendable {
             let action = supervision.workerExited(status: status, signalled: signalled)
             if case .restart = action {
                 framesBeforeRestart += workerStatus.frames
+                cpuBeforeRestart += workerStatus.cpuSeconds ?? 0
+                workerStatus.cpuSeconds = nil
                 workerStatus.frames = 0
                 workerStatus.state = .starting
             }

@@ -110,15 +110,15 @@ public actor TaskRegistry {
         }
         creating.insert(id)
         defer { creating.remove(id) }
-        // A recording has one writer in the whole cluster. Asked before the task is recorded, so
-        // a refusal changes nothing (a claim by a task not yet running holds nothing)...
+        // A recording has one writer in the whole cluster. Asked (reading only) before the task is
+        // recorded, so a refusal changes nothing...
         let claims = OutputClaimKeys.keys(of: prepared.plan)
         try refuseRecordingWhenLowOnSpace(claims)
-        // Who wrote what is there now, read before this task's claims replace it: a playlist
-        // another task wrote is not continued (see `OutputFiles.beginRun`).
-        let lastHolders = (try? await store.lastHolders(of: claims.map(\.key))) ?? [:]
+        let lastHolders = try await refuseOutputsInUse(claims, plan: prepared.plan)
+        // A playlist another task wrote is not continued, an object another task wrote not
+        // replaced (see `OutputFiles.beginRun`).
         let foreign = Set(claims.filter { lastHolders[$0.key] != id }.map { prepared.plan.outputs[$0.index].url })
-        try await claimOutputs(claims, plan: prepared.plan)
+        let existingObjects = await ExistingObjects.spoolPaths(of: prepared.plan, storage: configuration.storage)
         let outcome: CreateOutcome
         do {
             outcome = try await store.createTask(NewTask(taskId: id, document: text, node: configuration.nodeId))
@@ -143,12 +143,32 @@ public actor TaskRegistry {
         let generation = record?.generation ?? 1
         do {
             let task = try await launch(id: id, stored: prepared.document, generation: generation,
-                                        history: ManagedTask.History(foreignRecordings: foreign), validated: prepared.plan)
+                                        history: ManagedTask.History(foreignRecordings: foreign, existingObjects: existingObjects),
+                                        validated: prepared.plan)
             await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
             return task.status
         } catch {
             try? await store.setDesired(taskId: id, .stopped)
             throw error
+        }
+    }
+
+    /// `OutputInUse` at the first recording output another running task holds, asking the store
+    /// without writing to it; the keys' last holders otherwise.
+    private func refuseOutputsInUse(_ claims: [(index: Int, key: String)], plan: ResolvedTask) async throws -> [String: String] {
+        guard !claims.isEmpty else { return [:] }
+        do {
+            let holders = try await store.lastHolders(of: claims.map(\.key))
+            for (index, key) in claims {
+                guard let holder = holders[key], holder != plan.taskId,
+                      try await store.task(holder)?.desired == .running else { continue }
+                throw ServiceError.outputInUse(index: index, url: URLRedaction.redact(plan.outputs[index].url), holder: holder)
+            }
+            return holders
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError.storeUnavailable(error)
         }
     }
 
@@ -285,9 +305,12 @@ public actor TaskRegistry {
         case .refuseEnded(let state): throw ServiceError.invalidState("task \"\(taskId)\" is \(state.rawValue)")
         case .refuseStale(let got, let last): throw ServiceError.staleSequence(got: got, last: last)
         }
-        // A recording the update adds has one writer too (the task already holds its others).
+        // A recording the update adds has one writer too (the task already holds its others):
+        // asked now, held just before the update is stored.
         let held = Set(OutputClaimKeys.keys(of: before).map(\.key))
-        try await claimOutputs(OutputClaimKeys.keys(of: after).filter { !held.contains($0.key) }, plan: after)
+        let added = OutputClaimKeys.keys(of: after).filter { !held.contains($0.key) }
+        let addedHolders = try await refuseOutputsInUse(added, plan: after)
+        let foreign = Set(added.filter { addedHolders[$0.key] != taskId }.map { after.outputs[$0.index].url })
         let running = RTPAllocations.sdpTexts(in: task.document)
         let (inputs, allocations) = try rtp.resolve(inputs: merged["inputs"] ?? .null, taskId: taskId, knownSDPs: running)
         if merged["inputs"] != nil { merged["inputs"] = inputs }
@@ -296,6 +319,7 @@ public actor TaskRegistry {
         var plain = validationOptions
         plain.deniedHosts = HostDenyList()
         let resolved = try Self.validateNow(.object(merged), options: plain, kind: .invalidUpdate)
+        try await claimOutputs(added, plan: after)
         // The store first: an update is answered 200 only once it is the task's for good (a node
         // that lost the task's lease refuses it).
         let accepted: Bool
@@ -308,7 +332,7 @@ public actor TaskRegistry {
         }
         guard accepted else { throw ServiceError.invalidState("task \"\(taskId)\" has moved to another node; retry") }
         try task.update(document: .object(merged), storedDocument: .object(stored), plan: resolved, sequence: sequence,
-                        rtp: allocations.mapValues(\.status))
+                        rtp: allocations.mapValues(\.status), foreignRecordings: foreign)
         rtp.commit(taskId: taskId, allocations)
         await task.waitUntilRTPInputsReady(timeoutSeconds: Self.rtpReadyTimeoutSeconds)
         return task.status
