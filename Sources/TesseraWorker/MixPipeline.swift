@@ -121,6 +121,14 @@ public final class MixPipeline: @unchecked Sendable {
         wake.cancel()
     }
 
+    /// Live: ends the task `failed` with `reason`, for outputs that failed where the pipeline
+    /// cannot see it (an object store refusing every upload of the task's only recordings).
+    public func giveUp(reason: String) {
+        guard live else { return }
+        lock.withLock { if givenUpReason == nil { givenUpReason = reason } }
+        wake.cancel()
+    }
+
     /// Live: swaps in an updated task (layout, audio, inputs, outputs) at the next output frame.
     /// The still images its layout names are decoded here, on the caller's thread, before the
     /// update is handed over: the output thread never waits on a file being decoded. (An image

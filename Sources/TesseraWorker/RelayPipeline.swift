@@ -37,6 +37,12 @@ public final class RelayPipeline: @unchecked Sendable {
         self.outputStallSeconds = outputStallSeconds
     }
 
+    /// Ends the relay `failed` with `reason` (see `MixPipeline.giveUp(reason:)`).
+    public func giveUp(reason: String) {
+        lock.withLock { if givenUpReason == nil { givenUpReason = reason } }
+        stopSignal.cancel()
+    }
+
     public func requestStop() {
         lock.withLock { stopRequested = true }
         stopSignal.cancel()

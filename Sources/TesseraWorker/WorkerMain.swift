@@ -77,7 +77,14 @@ public enum WorkerMain {
                         _exit(0)
                     }
                 }
-                events.send(WorkerEvent(type: .status, status: status(of: pipeline, state: nil, reason: nil, uploads: uploads)))
+                let report = status(of: pipeline, state: nil, reason: nil, uploads: uploads)
+                // Outputs an object store refuses fail in the uploads, not in the pipeline: once
+                // every output of the task has failed, the task ends failed as for any output.
+                if uploads != nil, let reason = OutputFault.allOutputsFailedReason(
+                    report.outputs.map { ($0.url, $0.state == .failed ? Publisher.State.failed : .live, $0.lastError) }) {
+                    pipeline.giveUp(reason: reason)
+                }
+                events.send(WorkerEvent(type: .status, status: report))
                 // Woken by a change, the lease running out, or the heartbeat. A burst of changes
                 // (every input of a task going silent together) is sent as one status.
                 let untilExpiry = lease.didExpire ? nil : lease.secondsLeft
@@ -213,6 +220,8 @@ private final class Finished: @unchecked Sendable {
 protocol TaskRunner: AnyObject, Sendable {
     func runTask() throws
     func requestStop()
+    /// Ends the task `failed` with `reason` (outputs failed where the pipeline cannot see it).
+    func giveUp(reason: String)
     func update(_ task: ResolvedTask)
     func injectSEI(_ injection: SEIInjection)
     func snapshot(timeoutSeconds: Double) -> YUVImage?

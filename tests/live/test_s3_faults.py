@@ -341,6 +341,9 @@ def test_a_store_that_refuses_is_named_at_once(tmp_path, media, monkeypatch, sto
     assert outputs_of(api, "denied")[0]["state"] == "live"
     proxy.set_mode("deny")
     denied_after = refused_at_once(api, "denied", 0, "AccessDenied", time.monotonic())
+    # Its only output failed: the task ends failed, naming it, instead of encoding for nobody.
+    ended = wait_until(lambda: (st := api.status("denied"))["state"] == "failed" and st, 10)
+    assert ended and "AccessDenied" in ended["reason"] and "outputs[0]" in ended["reason"], api.status("denied")
     proxy.set_mode(None)
 
     # The bucket deleted under a running task (objects first, as S3 demands).
