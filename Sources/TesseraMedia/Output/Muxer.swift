@@ -51,6 +51,13 @@ final class Muxer {
         }
         attachment?.attach(to: context)
         let muxerOptions = OptionDictionary(options)
+        // A muxer that opens its own connections (HLS over HTTP: the first segment's PUT, the old
+        // playlist's GET) does so in the header write: bounded like an open, so an origin that
+        // takes the connection and never answers is a failed open, retried, not a task that
+        // waits for ever in `connecting`.
+        let opensItsOwn = context.pointee.oformat.pointee.flags & AVFMT_NOFILE != 0 && closeTimeoutSeconds != nil
+        if opensItsOwn { interrupt.setDeadline(secondsFromNow: openTimeoutSeconds) }
+        defer { if opensItsOwn { interrupt.setDeadline(secondsFromNow: nil) } }
         try FFmpeg.check(avformat_write_header(context, &muxerOptions.pointer), "cannot write the container header")
         headerWritten = true
     }
