@@ -127,7 +127,9 @@ final class Muxer {
                 try FFmpeg.check(av_write_trailer(context), "cannot finish the container")
             }
         } catch {
-            abandon()
+            // A dead connection is left without waiting on it; a file (a full disk) is still
+            // closed normally, so whatever FFmpeg buffered and can still write is kept.
+            if closeTimeoutSeconds != nil { abandon() } else { closeIO(timeoutSeconds: nil) }
             throw error
         }
         closeIO(timeoutSeconds: closeTimeoutSeconds)

@@ -113,7 +113,7 @@ public actor TaskRegistry {
         // A recording has one writer in the whole cluster. Asked (reading only) before the task is
         // recorded, so a refusal changes nothing...
         let claims = OutputClaimKeys.keys(of: prepared.plan)
-        try refuseRecordingWhenLowOnSpace(claims)
+        try refuseRecordingWhenLowOnSpace(claims, plan: prepared.plan)
         let lastHolders = try await refuseOutputsInUse(claims, plan: prepared.plan)
         // A playlist another task wrote is not continued, an object another task wrote not
         // replaced (see `OutputFiles.beginRun`).
@@ -521,9 +521,17 @@ public actor TaskRegistry {
         }
     }
 
-    /// A node low on disk space starts no new recording (a full disk would fail it at once).
-    private func refuseRecordingWhenLowOnSpace(_ claims: [(index: Int, key: String)]) throws {
-        guard !claims.isEmpty else { return }
+    /// A node low on disk space starts no new recording (a full disk would fail it at once). HLS
+    /// sent to an HTTP origin writes nothing here and is not refused.
+    private func refuseRecordingWhenLowOnSpace(_ claims: [(index: Int, key: String)], plan: ResolvedTask) throws {
+        let local = claims.filter { claim in
+            if case .hls(let settings) = plan.outputs[claim.index].kind, settings.overHTTP, plan.outputs[claim.index].upload == nil {
+                return false
+            }
+            return true
+        }
+        guard !local.isEmpty else { return }
+        let claims = local
         let space = outputSpace()
         guard space.low, let free = space.freeBytes else { return }
         checkDiskSpace()
