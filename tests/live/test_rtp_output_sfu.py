@@ -44,6 +44,20 @@ def output_status(api, task_id: str, url: str, timeout: float = 10) -> dict:
     return found
 
 
+def video_sent_once(api, task_id: str, url: str, done, timeout: float = 3) -> dict:
+    """The output's `rtp.video` once `done(video)` holds: the status carries the worker's RTCP
+    counters as of its last report (at least once a second), so a keyframe request that just
+    reached Tessera shows a moment later."""
+    seen: dict = {}
+
+    def check():
+        seen.update(output_status(api, task_id, url)["rtp"]["video"])
+        return done(seen)
+
+    wait_until(check, timeout)
+    return seen
+
+
 def sees_halves(viewer: Viewer) -> bool:
     return near(viewer.colour_at(0.25, 0.5), RED) and near(viewer.colour_at(0.75, 0.5), BLUE)
 
@@ -79,7 +93,7 @@ def test_participants_mixed_back_into_the_room(janus, room, aio, publishers, tes
     late.wait_for(sees_halves, PICTURE_WITHIN + 3, "the composite for a viewer who joined late")
     first_frame = late.frames[0].t - joined
     assert first_frame <= PICTURE_WITHIN, f"late viewer's first picture {first_frame:.2f} s after joining"
-    video = output_status(api, "back-into-room", url)["rtp"]["video"]
+    video = video_sent_once(api, "back-into-room", url, lambda v: v["pli"] + v["fir"] >= 1 and v["keyframesRequested"] >= 1)
     assert video["pli"] + video["fir"] >= 1 and video["keyframesRequested"] >= 1, video
     assert video["senderReports"] >= 5, video
     print(f"\nlate viewer: first picture {first_frame:.2f} s after joining; output rtp {video}")
@@ -143,5 +157,5 @@ def test_videoroom_remote_publisher(janus, aio, tessera, clips, closers):
     late = started(closers, Viewer.of_videoroom(aio, janus, room.obj.room, remote.id, name="late").start(wait_connected=False))
     late.wait_for(sees_halves, PICTURE_WITHIN + 3, "the composite for a late subscriber")
     assert late.frames[0].t - joined <= PICTURE_WITHIN, f"{late.frames[0].t - joined:.2f} s"
-    video = output_status(api, "remote-publisher", url)["rtp"]["video"]
+    video = video_sent_once(api, "remote-publisher", url, lambda v: v["pli"] >= 1)
     assert video["pli"] >= 1, video
