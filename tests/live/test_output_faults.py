@@ -180,7 +180,21 @@ def assert_final_states(status: dict):
     assert all(s in ("ended", "failed") for _, s in inputs), f"inputs not final after the task ended: {inputs}"
 
 
-class HookReceiver:
+class _BackgroundHTTPServer:
+    """A ThreadingHTTPServer on a free loopback port, serving from a daemon thread until `close()`."""
+
+    def _serve(self, handler) -> int:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self.server.server_address[1]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class HookReceiver(_BackgroundHTTPServer):
     """Records the JSON of every webhook POST."""
 
     def __init__(self):
@@ -201,17 +215,10 @@ class HookReceiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.url = f"http://127.0.0.1:{self._serve(Handler)}/hooks"
 
 
-class Answering403:
+class Answering403(_BackgroundHTTPServer):
     """nginx-rtmp's `on_publish` target: every publish refused with 403."""
 
     def __init__(self):
@@ -225,14 +232,7 @@ class Answering403:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.port = self.server.server_address[1]
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.port = self._serve(Handler)
 
 
 # --------------------------------------------------------------------------------------------- #
@@ -397,7 +397,7 @@ def test_refused_rtmp_publish_never_reads_live_and_names_the_refusal(api, tesser
         denier.close()
 
 
-class HLSOrigin:
+class HLSOrigin(_BackgroundHTTPServer):
     """An HTTP/1.1 origin taking HLS PUTs (chunked, after `Expect: 100-continue`), or, with
     `refuse`, answering every PUT's Expect with that status. Records (path, bytes) of each PUT."""
 
@@ -438,14 +438,7 @@ class HLSOrigin:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.base = f"http://127.0.0.1:{self._serve(Handler)}"
 
 
 def test_hls_origin_refusing_the_put_never_reads_live_and_names_the_refusal(api, tessera_server, clips):
