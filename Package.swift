@@ -50,12 +50,22 @@ let package = Package(
             pkgConfig: "libsrtp2",
             providers: [.apt(["libsrtp2-dev"])]
         ),
+        // The picture and the sound: layouts resolved to pixels, the raster compositor, the audio
+        // mix, SEI messages, the layout preview. Pure: no FFmpeg, no I/O.
+        .target(name: "TesseraComposition"),
+        // The RTP / RTCP / SDP / SRTP protocol: packets, depacketizers, reception statistics,
+        // feedback, sender sessions. Pure: bytes in, actions out. (A picture's orientation, CVO,
+        // is the one type it takes from the composition.)
+        .target(name: "TesseraRTP", dependencies: ["TesseraComposition"]),
+        // The task document: its JSON reader, its validation (every problem named by path), the
+        // resolved task, layout templates, output naming.
         .target(
-            name: "TesseraCore",
+            name: "TesseraTask",
+            dependencies: ["TesseraRTP", "TesseraComposition"],
             resources: [.copy("Resources/templates")]
         ),
-        .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "CSRTP", "TesseraCore"]),
-        .target(name: "TesseraText", dependencies: ["CFreeType", "TesseraCore"]),
+        .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "CSRTP", "TesseraTask", "TesseraRTP", "TesseraComposition"]),
+        .target(name: "TesseraText", dependencies: ["CFreeType", "TesseraTask", "TesseraRTP", "TesseraComposition"]),
         .target(
             name: "TesseraStore",
             dependencies: [
@@ -69,7 +79,7 @@ let package = Package(
         .target(
             name: "TesseraObjectStorage",
             dependencies: [
-                "TesseraCore",
+                "TesseraTask",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -78,12 +88,12 @@ let package = Package(
         ),
         // The messages between `tessera serve` and a task's worker process, and the task status
         // they carry: the only thing the service side and the worker side share. No FFmpeg.
-        .target(name: "TesseraWorkerProtocol", dependencies: ["TesseraCore", "TesseraObjectStorage"]),
+        .target(name: "TesseraWorkerProtocol", dependencies: ["TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraObjectStorage"]),
         // The worker side: one task's media pipeline (`tessera worker`, `tessera probe`, `tessera mix`).
         .target(
             name: "TesseraWorker",
             dependencies: [
-                "TesseraWorkerProtocol", "TesseraMedia", "TesseraCore", "TesseraText", "TesseraObjectStorage",
+                "TesseraWorkerProtocol", "TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraText", "TesseraObjectStorage",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -93,7 +103,7 @@ let package = Package(
             name: "TesseraService",
             // Metrics (the API only, no backend): webhook delivery counters reach `/metrics`.
             dependencies: [
-                "TesseraWorkerProtocol", "TesseraCore", "TesseraStore", "TesseraObjectStorage",
+                "TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -108,7 +118,7 @@ let package = Package(
             dependencies: [
                 // `TesseraMedia` only for the PNG of `POST /v1/preview` (a drawing of the layout's
                 // boxes: no caller's media is opened).
-                "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
+                "TesseraService", "TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,26 +132,28 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraService", "TesseraWorker", "TesseraWorkerProtocol", "TesseraMedia", "TesseraCore",
+                "TesseraService", "TesseraWorker", "TesseraWorkerProtocol", "TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition",
                 "TesseraServer", "TesseraStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"], swiftSettings: unoptimizedTests),
-        .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraCore"], swiftSettings: unoptimizedTests),
-        .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraCore"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraCompositionTests", dependencies: ["TesseraComposition"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraRTPTests", dependencies: ["TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraTaskTests", dependencies: ["TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"], swiftSettings: unoptimizedTests),
-        .testTarget(name: "TesseraObjectStorageTests", dependencies: ["TesseraObjectStorage", "TesseraCore"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraObjectStorageTests", dependencies: ["TesseraObjectStorage", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         // `TesseraMedia` for real sockets in the RTP port allocator's tests.
         .testTarget(
             name: "TesseraServiceTests",
-            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraCore", "TesseraMedia", "TesseraObjectStorage"],
+            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraMedia", "TesseraObjectStorage"],
             swiftSettings: unoptimizedTests
         ),
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraService", "TesseraWorkerProtocol", "TesseraCore", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
+                "TesseraServer", "TesseraService", "TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -316,10 +316,10 @@ build_image() {
     # DWARF debug info is most of a release binary; the symbol table stays, so crash backtraces
     # still name their functions. (The build stage does the same.)
     if command -v strip >/dev/null 2>&1; then strip --strip-debug "$dest/tessera"; fi
-    cp -R "$BUILD_DIR/release/Tessera_TesseraCore.resources" "$BUILD_DIR/release/Tessera_TesseraServer.resources" "$dest/"
+    cp -R "$BUILD_DIR/release/Tessera_TesseraTask.resources" "$BUILD_DIR/release/Tessera_TesseraServer.resources" "$dest/"
     ldd "$dest/tessera" | awk '$3 ~ "/lib/swift/linux/" {print $3}' | xargs -r cp -t "$dest/"
     chmod -R a+rX "$stage"
-    [[ -f "$dest/Tessera_TesseraCore.resources/templates/grid.json" ]] \
+    [[ -f "$dest/Tessera_TesseraTask.resources/templates/grid.json" ]] \
         || die "the resource bundle lacks templates/grid.json"
     [[ -f "$dest/Tessera_TesseraServer.resources/openapi.yaml" ]] || die "the resource bundle lacks openapi.yaml"
     log "build context $stage: $(du -sh "$stage" | cut -f1) ($(ls "$dest" | wc -l) entries in /opt/tessera)"

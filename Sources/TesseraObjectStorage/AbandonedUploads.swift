@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 
 /// Multipart uploads of a recording that a dead worker (a crash, a kill, a lost node) left open,
 /// completed from the parts already in the store. Parts are cut at fragment boundaries, so the

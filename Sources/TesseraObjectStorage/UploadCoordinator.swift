@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// A worker's uploads to object storage: every `s3://` output of its task, mirrored from the
 /// spool into the store on one thread of its own, so a slow or absent store never holds up the

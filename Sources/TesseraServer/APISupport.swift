@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 import TesseraStore
 
 /// What the routes beyond `TaskService` read: how this server checks a task document

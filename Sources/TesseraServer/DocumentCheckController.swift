@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TesseraCore
+import TesseraComposition
 import TesseraMedia
 import TesseraService
 

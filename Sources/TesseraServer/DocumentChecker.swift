@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 import TesseraService
 
 /// Validates task documents with this server's options, off the cooperative pool (validation

@@ -1,5 +1,4 @@
 import Foundation
-import TesseraCore
 
 /// `GET /openapi.yaml`: the API of SPEC §3 as an OpenAPI 3.0 document, written by hand in
 /// `Resources/openapi.yaml` and served byte for byte. Tests parse it and check it against the

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
-import TesseraCore
+import TesseraTask
 
 /// The outermost middleware: puts `task_id` on the request's logger for task routes, then logs
 /// each answered request and counts it in the metrics. It sees the final status, since the error

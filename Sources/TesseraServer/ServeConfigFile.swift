@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// The optional JSON config file of `tessera serve` (`--config FILE`, `TESSERA_CONFIG`): one object
 /// whose keys are setting names (`{"port": 8080, "rtpPorts": "20000-20999"}`). It is the lowest

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 import TesseraWorkerProtocol
 
 /// The values of `tessera serve`'s settings: each numeric setting's range and every default,

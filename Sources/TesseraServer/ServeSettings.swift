@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import TesseraCore
+import TesseraRTP
+import TesseraTask
 import TesseraObjectStorage
 import TesseraService
 import TesseraWorkerProtocol

@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// The directory of this target's resources (`openapi.yaml`, `console/`, `examples/`): the bundle
 /// beside an installed binary first, SwiftPM's build-path bundle last (see `InstalledResources`).

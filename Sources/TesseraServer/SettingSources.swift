@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// The three layers a setting can come from, searched in order of precedence: flag, environment
 /// variable, config file. Each typed read checks the value as strictly whichever layer it came

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import TesseraCore
+import TesseraTask
 import TesseraService
 import TesseraStore
 

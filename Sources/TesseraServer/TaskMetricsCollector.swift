@@ -1,6 +1,6 @@
 import Foundation
 import Prometheus
-import TesseraCore
+import TesseraTask
 import TesseraService
 import TesseraWorkerProtocol
 

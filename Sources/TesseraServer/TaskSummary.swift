@@ -1,4 +1,5 @@
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 
 /// The answer of `POST /v1/validate` for a valid document (`{"valid": true, …}`), and the layout
 /// part of `GET /v1/tasks/{taskId}/document`: what the server made of the document, with every

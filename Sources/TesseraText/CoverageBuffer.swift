@@ -1,5 +1,5 @@
 import CFreeType
-import TesseraCore
+import TesseraComposition
 
 /// The ink of a text region as 8-bit coverage, glyph bitmaps added in with clipping, then turned
 /// into a picture of one colour whose alpha is that coverage.

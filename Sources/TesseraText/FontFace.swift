@@ -1,5 +1,4 @@
 import CFreeType
-import TesseraCore
 
 /// One font file opened with FreeType: its own `FT_Library` (FreeType libraries are not shared
 /// between threads) and the face, both freed in `deinit`.

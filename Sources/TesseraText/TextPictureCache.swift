@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 
 /// The rendered pictures of the layout's text regions, one per region (by its document index),
 /// rendered when a region first shows and again only when its text, style or size changes: a

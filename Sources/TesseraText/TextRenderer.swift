@@ -1,5 +1,5 @@
 import CFreeType
-import TesseraCore
+import TesseraComposition
 
 /// Draws a text region's text into a picture of the region's size with FreeType: wrapped to the
 /// width (`TextLines`), each line aligned, lines from the top, glyphs anti-aliased (FreeType's

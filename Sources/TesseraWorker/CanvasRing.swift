@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 
 /// The output pictures a task composes into, reused frame after frame. The encoder holds a
 /// reference to the picture it was given (no copy) for as long as it needs it; the next frame is

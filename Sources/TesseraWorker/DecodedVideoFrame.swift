@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 
 /// One decoded input picture, already scaled to every size the current layout draws it at.
 ///

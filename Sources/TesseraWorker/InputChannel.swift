@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraComposition
 
 /// The hand-over point between one input's thread (producer) and the output thread (consumer):
 /// a bounded queue of decoded pictures, the input's audio buffer, and its end / failure flags.

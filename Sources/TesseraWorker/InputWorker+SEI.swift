@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 import TesseraMedia
 
 /// SEI passthrough on the input's side: the reader hands over the SEI user data of each picture

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
-import TesseraCore
+import TesseraComposition
+import TesseraRTP
+import TesseraTask
 import TesseraMedia
 import TesseraWorkerProtocol
 

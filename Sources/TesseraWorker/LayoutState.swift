@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraComposition
 
 /// The layout currently in force, shared by the output thread (which draws it) and the input
 /// threads (which scale to the sizes it needs). An update swaps in a whole new value.

@@ -1,4 +1,3 @@
-import TesseraCore
 
 extension OutputClock {
     /// Feeds each input's share of the block just mixed to its level meter and publishes the

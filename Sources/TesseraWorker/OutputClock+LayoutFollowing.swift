@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 
 extension OutputClock {
     /// A template that follows the room (`layout.fill: present`, template `speaker`) is

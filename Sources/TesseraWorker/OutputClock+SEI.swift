@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 
 extension OutputClock {
     /// The SEI messages of the output frame at `time` (µs, output timeline; `clockTime` on the

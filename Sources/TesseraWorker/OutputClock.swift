@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 import TesseraMedia
 
 /// The output timeline of one task: frame N at N / fps (or, audio-only, one audio frame after

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 import TesseraMedia
 import TesseraWorkerProtocol
 

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 import TesseraMedia
 import TesseraText
 

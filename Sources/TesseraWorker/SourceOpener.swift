@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 import TesseraMedia
 
 /// Opens an input's media with the protocol whitelist its kind allows, and nothing wider.

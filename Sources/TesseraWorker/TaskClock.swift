@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 import TesseraMedia
 
 /// Monotonic time since a task's output started, in microseconds: the wall clock that live

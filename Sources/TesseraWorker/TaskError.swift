@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 
 /// Why a task could not run, naming the input or output at fault.
 public enum TaskError: Error, CustomStringConvertible, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
-import TesseraCore
+import TesseraComposition
+import TesseraRTP
 import TesseraObjectStorage
 
 /// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are

@@ -1,4 +1,5 @@
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 import TesseraObjectStorage
 
 /// A command from `tessera serve` to a task's worker process (one JSON object per line on the

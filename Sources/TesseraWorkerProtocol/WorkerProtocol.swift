@@ -1,5 +1,4 @@
 import Foundation
-import TesseraCore
 import TesseraObjectStorage
 
 /// The messages between `tessera serve` and a task's worker process: one JSON object per line,

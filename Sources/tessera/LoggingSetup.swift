@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
-import TesseraCore
+import TesseraTask
 import TesseraMedia
 import TesseraService
 import TesseraWorkerProtocol

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import TesseraCore
+import TesseraTask
 import TesseraMedia
 import TesseraServer
 import TesseraWorker

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TesseraCore
+import TesseraComposition
 import TesseraMedia
 
 struct PreviewCommand: ParsableCommand {

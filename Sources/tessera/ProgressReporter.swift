@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 import TesseraWorker
 
 /// Shows a run's progress: a bar with percent, speed (multiple of real time) and ETA on a

@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// Reads and validates a task file for the offline commands, printing every problem with its
 /// field path.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import TesseraCore
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

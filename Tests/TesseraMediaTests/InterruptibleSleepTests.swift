@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TesseraCore
+import TesseraTask
 import TesseraMedia
 
 /// The sleeps live pacing and back-off rest on: they last until their deadline, however far

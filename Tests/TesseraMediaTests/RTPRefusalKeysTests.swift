@@ -1,5 +1,5 @@
 import Testing
-import TesseraCore
+import TesseraRTP
 import TesseraMedia
 
 /// `PacketCounters.add` keeps source refusals out of `malformed` by this key: it must be the

@@ -1,5 +1,5 @@
 import Testing
-import TesseraCore
+import TesseraComposition
 import TesseraMedia
 
 /// The pure decisions behind issue 30's recording integrity: each run of an HLS playlist under

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 import TesseraMedia
 
 /// An offline task's composite through `OutputSet` into an HLS ladder and a file of one rendition:

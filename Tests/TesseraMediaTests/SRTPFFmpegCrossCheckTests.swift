@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TesseraCore
+import TesseraRTP
 import TesseraMedia
 
 /// A known answer from outside libsrtp: the `ffmpeg` CLI protects with its own SRTP code

@@ -1,5 +1,5 @@
 import Testing
-import TesseraCore
+import TesseraRTP
 import TesseraMedia
 
 /// Packets protected by FFmpeg's SRTP code (libavformat/srtp.c, the vectors of FFmpeg's `fate-srtp`

@@ -1,5 +1,5 @@
 import Testing
-import TesseraCore
+import TesseraRTP
 import TesseraMedia
 
 /// SRTPSession against itself (libsrtp both ways): every suite round trips RTP and RTCP, and a

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraRTP
 import TesseraMedia
 
 /// Plain RTP / RTCP packets and keys for the SRTP tests, and a way to run an in-place SRTP call

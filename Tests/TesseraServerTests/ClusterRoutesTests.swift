@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
-import TesseraCore
+import TesseraTask
 import TesseraServer
 import TesseraStore
 

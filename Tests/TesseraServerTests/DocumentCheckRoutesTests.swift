@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
-import TesseraCore
+import TesseraTask
 import TesseraServer
 
 /// `POST /v1/validate` and `POST /v1/preview`: the offline commands' checks over HTTP, with the

@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import TesseraCore
+import TesseraComposition
+import TesseraRTP
+import TesseraTask
 import TesseraMedia
 import TesseraObjectStorage
 import TesseraServer

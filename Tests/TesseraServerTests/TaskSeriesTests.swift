@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraRTP
 import TesseraObjectStorage
 import TesseraServer
 import TesseraWorkerProtocol

@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraComposition
 import TesseraService
 import TesseraWorkerProtocol
 import Testing

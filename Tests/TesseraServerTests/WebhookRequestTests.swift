@@ -1,5 +1,4 @@
 import Foundation
-import TesseraCore
 import TesseraService
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TesseraCore
+import TesseraTask
 import TesseraObjectStorage
 import TesseraService
 

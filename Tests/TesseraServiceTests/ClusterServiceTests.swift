@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TesseraCore
 import TesseraService
 import TesseraStore
 import TesseraWorkerProtocol

@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 import TesseraService
 import TesseraWorkerProtocol
 

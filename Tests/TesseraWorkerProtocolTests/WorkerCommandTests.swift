@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 import TesseraWorkerProtocol
 
 /// The commands `tessera serve` writes to a worker: each case survives the line it travels as,

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 
 /// When a live task's first output frame may go, and which instant of the task clock it shows.
 ///

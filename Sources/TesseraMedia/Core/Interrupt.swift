@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraTask
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
 
 /// What a `MediaReader` hands on as it reads. Called on the reader's thread.
 public protocol MediaSink: AnyObject {

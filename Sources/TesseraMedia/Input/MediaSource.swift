@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraComposition
 
 /// An opened input: its container and the decoders of the streams Tessera uses. Opening happens
 /// before a task starts, so an input that cannot be read fails the task up front, by name.
@@ -13,6 +13,12 @@ public final class MediaSource {
         public var audioCodec: String?
         /// Length of one pass through the input, when the container says.
         public var durationMicroseconds: Int64?
+
+        public init(hasVideo: Bool, hasAudio: Bool, videoCodec: String? = nil, audioCodec: String? = nil,
+                    durationMicroseconds: Int64? = nil) {
+            self.hasVideo = hasVideo; self.hasAudio = hasAudio; self.videoCodec = videoCodec; self.audioCodec = audioCodec
+            self.durationMicroseconds = durationMicroseconds
+        }
     }
 
     let demuxer: Demuxer

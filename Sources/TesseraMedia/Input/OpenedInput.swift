@@ -1,4 +1,5 @@
-import TesseraCore
+import TesseraComposition
+import TesseraRTP
 
 /// An input whose media is open (a container with its decoders, or bound RTP ports), ready to
 /// be read on the input's own thread.

@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
 
 /// Takes the SEI user data out of an input's H.264 packets before they are decoded, keyed by
 /// each packet's pts, and hands it back with the decoded picture of the same pts — so the

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 
 /// One opened encoder: libx264 or libvpx (VP8) for video, FFmpeg's AAC or libopus for audio. A task
 /// encodes once per format and every output of that format copies these packets.

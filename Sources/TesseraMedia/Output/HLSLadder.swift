@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// An HLS output of a task with renditions: one media playlist per rendition, each cut by its
 /// own HLS muxer from that rendition's H.264 and the task's one AAC encode, and the master

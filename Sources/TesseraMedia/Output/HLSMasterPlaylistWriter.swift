@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// Puts an HLS master playlist where its output says: a file replaced whole (written aside, then
 /// renamed, so a player never reads half of it), or an HTTP `PUT` to the origin, as FFmpeg's HLS

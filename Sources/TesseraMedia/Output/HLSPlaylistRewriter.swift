@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraRTP
+import TesseraTask
 
 /// Something a `Muxer` installs on its FFmpeg context before writing the header, and keeps alive
 /// for as long as the context lives; it may also touch each packet before it is written.

@@ -1,5 +1,4 @@
 import CFFmpeg
-import TesseraCore
 
 /// One output container (file or network) fed with the shared encoders' packets.
 final class Muxer {

@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// A network output's destination took no bytes for `seconds` (its socket accepted nothing): the
 /// connection is abandoned and the output reconnects.

@@ -1,6 +1,8 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraComposition
+import TesseraRTP
+import TesseraTask
 
 /// The task's encoders and every output they feed: one encode per format, many outputs.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// How each kind of output is written — its container, the protocols it may use, muxer options and
 /// whether the encoders' start offset applies — in one table that offline outputs (`OutputSet`),

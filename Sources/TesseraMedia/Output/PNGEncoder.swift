@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraComposition
 
 /// Turns a composite picture into PNG bytes (previews and snapshots), converting BT.709
 /// limited-range Y'CbCr back to R'G'B'.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraRTP
+import TesseraTask
 
 /// One live output on a thread of its own: a bounded queue of encoded packets in, a container
 /// out. A slow or dead destination never holds up the encoder or the other outputs: when the

@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
 
 /// Puts SEI messages into the encoded video: the messages meant for output frame N go, as one SEI
 /// NAL unit, before the first slice of the packet whose pts is N (the encoder's time base is

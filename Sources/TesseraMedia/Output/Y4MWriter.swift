@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraComposition
 
 /// Writes the composite pictures uncompressed as YUV4MPEG2: exact pixels before encoding, for
 /// inspection and for piping into other tools.

@@ -1,6 +1,8 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraComposition
+import TesseraRTP
+import TesseraTask
 
 /// Receives an RTP input on its own thread: datagrams → reorder buffer → depacketizer → decoder,
 /// and hands pictures and audio to the sink on the input's timeline, which is this machine's

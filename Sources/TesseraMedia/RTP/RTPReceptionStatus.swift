@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraRTP
 
 /// Why a datagram on an RTP input's port was not used. The raw values are the keys of the
 /// status's `packets.refused` object.

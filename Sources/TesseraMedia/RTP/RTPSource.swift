@@ -1,5 +1,6 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
+import TesseraRTP
 
 /// RTP input described by an SDP: one bound port pair (RTP, RTCP) and one decoder per medium.
 /// Opening binds the ports, so a port another process holds fails here, by number.

@@ -1,5 +1,5 @@
 import CSRTP
-import TesseraCore
+import TesseraRTP
 
 /// Which way an `SRTPSession`'s packets go: received (unprotect) or sent (protect).
 public enum SRTPDirection: Sendable {

@@ -1,5 +1,5 @@
 import Glibc
-import TesseraCore
+import TesseraRTP
 
 /// Where a UDP socket binds: every interface (dual-stack), every IPv4 interface, or one address.
 enum UDPBindTarget {

@@ -1,6 +1,6 @@
 import CFFmpeg
 import Glibc
-import TesseraCore
+import TesseraRTP
 
 /// Datagrams with their peers: where one came from (to latch and filter senders, and to answer
 /// their RTCP), and sending RTCP feedback back from the port the sender knows.

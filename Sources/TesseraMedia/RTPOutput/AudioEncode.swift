@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraComposition
 
 /// One audio encoder with the chunker that cuts the mix into its frame size (1024 samples for
 /// AAC, 20 ms for Opus), so that any number of audio encodes run off one mix.

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 
 /// One encode of the composite; every output that takes the same format shares it (RTMP and
 /// files take the task's H.264, an RTP output constrained-baseline H.264 or VP8).

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraRTP
+import TesseraTask
 
 /// An RTP output: the mix sent back into the room, to an SFU (mediasoup's PlainTransport, a Janus
 /// Streaming mountpoint) as one more participant.

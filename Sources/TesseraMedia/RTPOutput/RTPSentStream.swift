@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraRTP
+import TesseraTask
 
 /// One medium of an RTP output: its sockets, packetizer, sequence and timestamp state, and the
 /// RTCP session that sends its sender reports and reads the receiver's feedback about it.

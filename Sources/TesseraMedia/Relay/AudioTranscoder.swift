@@ -1,5 +1,6 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 
 /// Relay's audio path for codecs FLV cannot carry (Opus, PCM, …): decode, resample to the task's
 /// audio settings, encode AAC in whole 1024-sample frames.

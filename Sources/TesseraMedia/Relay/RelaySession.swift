@@ -1,6 +1,6 @@
 import CFFmpeg
 import Foundation
-import TesseraCore
+import TesseraTask
 
 /// `mode: relay`: one input pushed to the outputs without re-encoding its video. Audio is copied
 /// when FLV can carry it (AAC, MP3) and otherwise transcoded to AAC. Timestamps continue across

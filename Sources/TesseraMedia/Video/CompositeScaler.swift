@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
 
 /// Scales the composite (BT.709 limited 4:2:0, drawn once per frame) down to one rendition's
 /// size: one swscale context, set up once, and one pass per rendition per frame. The matrix and

@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
 
 /// A decoded picture as a reader hands it to its sink: when it is shown, for how long, its upright
 /// size, and a way to scale it. Scaling is left to the sink because only it knows whether the
@@ -18,13 +18,18 @@ public struct DecodedPicture {
     public let displaySize: PixelSize
     /// How the picture is turned upright (a file's display matrix, an RTP stream's CVO).
     public let orientation: PictureOrientation
-    private let frame: UnsafeMutablePointer<AVFrame>
-    private let scaler: VideoScaler
+    private let pixels: Pixels
+
+    /// A reader's decoded frame with the scaler for it, or a picture made in memory (a test's
+    /// synthetic input), already upright.
+    private enum Pixels {
+        case frame(UnsafeMutablePointer<AVFrame>, VideoScaler)
+        case image(YUVImage)
+    }
 
     init(frame: UnsafeMutablePointer<AVFrame>, scaler: VideoScaler, orientation: PictureOrientation,
          ptsMicroseconds: Int64, durationMicroseconds: Int64, durationIsKnown: Bool) {
-        self.frame = frame
-        self.scaler = scaler
+        pixels = .frame(frame, scaler)
         self.orientation = orientation
         self.ptsMicroseconds = ptsMicroseconds
         self.durationMicroseconds = durationMicroseconds
@@ -34,6 +39,20 @@ public struct DecodedPicture {
 
     /// The picture upright at `size`, converted to the output's colours.
     public func scaled(to size: PixelSize) throws -> YUVImage {
-        try scaler.scale(frame, toDisplayed: size, orientation: orientation)
+        switch pixels {
+        case .frame(let frame, let scaler): return try scaler.scale(frame, toDisplayed: size, orientation: orientation)
+        case .image(let image): return image.resampled(to: size)
+        }
+    }
+
+    /// A picture made in memory, upright, with a known duration: what a test feeds a pipeline
+    /// in place of a decoder's.
+    public init(image: YUVImage, ptsMicroseconds: Int64, durationMicroseconds: Int64) {
+        pixels = .image(image)
+        orientation = .upright
+        self.ptsMicroseconds = ptsMicroseconds
+        self.durationMicroseconds = durationMicroseconds
+        durationIsKnown = true
+        displaySize = PixelSize(width: image.width, height: image.height)
     }
 }

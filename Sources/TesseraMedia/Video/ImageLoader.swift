@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
 
 /// A still picture (PNG or JPEG) decoded once and kept, scaled on demand to the sizes regions ask
 /// for; each size is scaled once and cached. Its own alpha channel is kept.

@@ -1,5 +1,5 @@
 import CFFmpeg
-import TesseraCore
+import TesseraComposition
 
 /// Scales decoded pictures into `YUVImage`s of a requested size, converting their colours to the
 /// output's: BT.709 matrix, limited range. Keeps one swscale context per (source, destination)

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import TesseraCore
 import TesseraStore
 import TesseraWorkerProtocol
 

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 import TesseraObjectStorage
 
 /// Before a task with `s3://` outputs is accepted (a `POST`, or a `PATCH` that names a bucket the

@@ -1,5 +1,5 @@
 import Foundation
-import TesseraCore
+import TesseraTask
 import TesseraWorkerProtocol
 
 /// Checks a relay's input codecs against its outputs (FLV carries H.264 only) in a short-lived

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 import TesseraObjectStorage
 
 /// Which of the names a new task's `s3://` recordings would take are objects already (written by

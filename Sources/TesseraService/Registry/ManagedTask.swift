@@ -1,5 +1,6 @@
 import Foundation
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 import TesseraStore
 import TesseraWorkerProtocol
 

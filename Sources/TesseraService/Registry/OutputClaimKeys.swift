@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 
 /// What each output of a task writes and no other running task may write at the same time
 /// (issue: two tasks recording to one file both answered 201, one recording was lost): a file's

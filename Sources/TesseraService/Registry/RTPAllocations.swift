@@ -1,5 +1,6 @@
 import Foundation
-import TesseraCore
+import TesseraRTP
+import TesseraTask
 import TesseraWorkerProtocol
 
 /// The RTP ports of the service's tasks: ports handed to `rtp.allocate` inputs from the configured

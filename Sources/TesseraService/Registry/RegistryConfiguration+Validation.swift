@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 
 extension RegistryConfiguration {
     /// How this server validates a task document: paths confined to its roots, its limits and its

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraTask
 
 extension ServiceError {
     /// A refused document (`invalidTask` / `invalidUpdate`): the first issue as `message` and

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import TesseraCore
+import TesseraComposition
+import TesseraTask
 import TesseraStore
 import TesseraWorkerProtocol
 

@@ -1,4 +1,4 @@
-import TesseraCore
+import TesseraComposition
 import TesseraObjectStorage
 import TesseraWorkerProtocol
 
