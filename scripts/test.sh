@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs everything, builds once, and runs every test: the Swift unit tests and the API fuzz
-# (while the container image is built by a real Docker engine in the background: scripts/image.sh
-# build), then the end-to-end tests (pytest, tests/) against the release binary on a quiet
-# machine, then the image tests (pytest tests/image, through scripts/image.sh test). Exits
-# non-zero if anything fails.
+# Installs everything, builds once, and runs every test: the Swift unit tests, with the fuzzers
+# and the container image's build (scripts/image.sh build, a real Docker engine) beside them in the
+# background, then the end-to-end tests (pytest, tests/) against the release binary on a machine
+# nothing else loads (first those that mostly wait, several at a time; then the `serial` ones alone),
+# then the image tests (pytest tests/image, through scripts/image.sh test). Exits non-zero if
+# anything fails.
 #
 #   bash scripts/test.sh                 # what CI runs (.ci/run); as root, or a user with sudo
 #   bash scripts/test.sh -k render       # extra arguments go to pytest tests/ (not tests/image)
@@ -12,6 +13,8 @@
 #   TESSERA_SKIP_INSTALL=1   do not run install.sh (the build and venv must already exist)
 #   TESSERA_SKIP_UNIT=1      skip `swift test`
 #   TESSERA_SKIP_FUZZ=1      skip scripts/fuzz-api.sh
+#   TESSERA_SKIP_PARSER_FUZZ=1  skip scripts/fuzz.sh (the parsers' libFuzzer targets)
+#   TESSERA_E2E_WORKERS=N    end-to-end tests run N at a time in the first pass [3]
 #   TESSERA_SKIP_IMAGE=1     skip scripts/image.sh (the container image)
 set -euo pipefail
 
@@ -44,15 +47,24 @@ export TESSERA_BIN="${TESSERA_BIN:-$REPO/$BUILD_DIR/release/tessera}"
 # --- beside the Swift tests (whose targets compile one module at a time, on one core), in the
 # background: the container image's build — `docker build` of docker/Dockerfile's
 # runtime-prebuilt target from the release binary built above (nothing is compiled again) and the
-# compose files' images, mostly package downloads — and the schema-driven fuzz of the HTTP API
-# (schemathesis, about a minute, no timing in it). Their output is shown when they end; the
-# end-to-end tests wait for both, so they run on a quiet machine.
-fuzz_pid=""
-fuzz_log="$(mktemp "${TMPDIR:-/tmp}/tessera-fuzz.XXXXXX")"
+# compose files' images, mostly package downloads — and the fuzzers: the schema-driven fuzz of the
+# HTTP API (schemathesis, about a minute, no timing in it) and the parsers' libFuzzer targets
+# (scripts/fuzz.sh, about 20 s each). Their output is shown when they end; the end-to-end tests
+# wait for all of them, so they run on a machine nothing else loads.
+checks=()       # "name|pid|log" of the background checks whose exit code counts
+check_in_background() {  # name, command...
+    local name=$1 out; shift
+    out="$(mktemp "${TMPDIR:-/tmp}/tessera-check.XXXXXX")"
+    log "$name (in the background)"
+    "$@" >"$out" 2>&1 &
+    checks+=("$name|$!|$out")
+}
 if [[ "${TESSERA_SKIP_FUZZ:-0}" != 1 ]]; then
-    log "scripts/fuzz-api.sh (in the background)"
-    TESSERA_BIN="$TESSERA_BIN" TESSERA_VENV="$VENV" bash "$REPO/scripts/fuzz-api.sh" >"$fuzz_log" 2>&1 &
-    fuzz_pid=$!
+    check_in_background scripts/fuzz-api.sh \
+        env TESSERA_BIN="$TESSERA_BIN" TESSERA_VENV="$VENV" bash "$REPO/scripts/fuzz-api.sh"
+fi
+if [[ "${TESSERA_SKIP_PARSER_FUZZ:-0}" != 1 && -f "$REPO/scripts/fuzz.sh" ]]; then
+    check_in_background scripts/fuzz.sh env TESSERA_BUILD_DIR="$BUILD_DIR" bash "$REPO/scripts/fuzz.sh"
 fi
 image_pid=""
 image_log="$(mktemp "${TMPDIR:-/tmp}/tessera-image-build.XXXXXX")"
@@ -74,15 +86,16 @@ if [[ "${TESSERA_SKIP_UNIT:-0}" != 1 ]]; then
     fi
 fi
 
-if [[ -n "$fuzz_pid" ]]; then
-    log "waiting for the API fuzz"
-    fuzz_rc=0
-    wait "$fuzz_pid" || fuzz_rc=$?
-    cat "$fuzz_log" >&2
-    log "API fuzz ended (exit $fuzz_rc)"
-    if [[ $fuzz_rc != 0 ]]; then status=1; failed+=("fuzz-api.sh"); fi
-fi
-rm -f "$fuzz_log"
+for check in "${checks[@]}"; do
+    IFS='|' read -r name pid out <<<"$check"
+    log "waiting for $name"
+    rc=0
+    wait "$pid" || rc=$?
+    cat "$out" >&2
+    rm -f "$out"
+    log "$name ended (exit $rc)"
+    if [[ $rc != 0 ]]; then status=1; failed+=("$name"); fi
+done
 
 image_rc=0
 if [[ -n "$image_pid" ]]; then
@@ -93,11 +106,30 @@ if [[ -n "$image_pid" ]]; then
 fi
 rm -f "$image_log"
 
-# --- end-to-end tests against the release binary
-log "pytest tests/ (TESSERA_BIN=$TESSERA_BIN)"
-if ! "$VENV/bin/python" -m pytest tests/ -ra --durations=25 "$@"; then
-    status=1; failed+=("pytest tests/")
+# --- end-to-end tests against the release binary, in two passes (tests/conftest.py). Most of them
+# spend their time waiting on real time (a stream read for 5 s, a store outage, a back-off), so the
+# first pass runs $E2E_WORKERS at a time: pytest-xdist, whole files to one worker (a module's
+# cluster, Janus or S3 store starts once), each worker with its own slice of ports (tests/ports.py).
+# The second runs the tests marked `serial`, which load the CPU themselves, one at a time. pytest's
+# exit 5 (this pass selected no test, e.g. with -k) is not a failure unless both passes say it.
+E2E_WORKERS="${TESSERA_E2E_WORKERS:-3}"
+e2e_pass() {  # name, pytest arguments...
+    local name=$1 rc=0; shift
+    log "pytest tests/, $name (TESSERA_BIN=$TESSERA_BIN)"
+    "$VENV/bin/python" -m pytest tests/ -ra --durations=25 "$@" || rc=$?
+    case $rc in
+        0) ran_e2e=1 ;;
+        5) ;;
+        *) status=1; failed+=("pytest tests/ ($name)") ;;
+    esac
+}
+ran_e2e=0
+e2e_pass "$E2E_WORKERS at a time" -m "not serial" -n "$E2E_WORKERS" --dist loadfile "$@"
+e2e_pass "the serial ones" -m serial "$@"
+if [[ $ran_e2e == 0 && $status == 0 ]]; then
+    status=1; failed+=("pytest tests/ (no test selected)")
 fi
+log "end-to-end tests ended"
 
 # --- the container image run by a real Docker engine: pytest tests/image (which `pytest tests/`
 # above leaves out: pytest.ini) runs the image and the compose files as an operator would. image.sh gets root through sudo itself when needed; it exits 77 only where no

@@ -5,6 +5,13 @@
 - `ws`: a Workspace in the test's own tmp directory (task files, and `out/` as --output-dir).
 
 The binary under test is $TESSERA_BIN, default <repo>/.build/release/tessera.
+
+CI (scripts/test.sh) runs the suite in two passes: every test not marked `serial` several at a time
+(pytest-xdist, whole files to one worker, each worker with its own ports: ports.py), then the
+`serial` ones one at a time on an otherwise quiet machine. Most end-to-end tests spend their time
+waiting on real time and pass with one core taken by something else, which is what a parallel
+neighbour amounts to on two cores; a test is `serial` when it loads the machine itself (a CPU hog,
+a 720p encoder, a browser) so that a neighbour would push it past what it is written for.
 """
 from __future__ import annotations
 
@@ -13,6 +20,11 @@ import shutil
 import pytest
 
 from helpers import TESSERA_BIN, MediaFactory, Workspace
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "serial: run in scripts/test.sh's serial pass, alone on the machine "
+                                       "(the test loads the CPU itself); say why beside the mark")
 
 
 def pytest_report_header(config):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -25,6 +24,7 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from helpers import TESSERA_BIN
+from ports import free_port
 
 MONITORING = Path(__file__).resolve().parent.parent / "deploy" / "monitoring"
 RULES = MONITORING / "tessera-alerts.yml"
@@ -81,12 +81,6 @@ def test_dashboard_queries_are_valid_promql(tmp_path):
     path.write_text(yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}))
     check = subprocess.run([promtool(), "check", "rules", str(path)], capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout + check.stderr
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port: int, path: str) -> tuple[int, bytes]:

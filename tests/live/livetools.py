@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from helpers import TESSERA_BIN, Frame, split_yuv420
+from ports import free_port  # noqa: F401 (the live tests import it from here)
 
 RTMP_MODULE_CANDIDATES = ("/usr/lib/nginx/modules/ngx_rtmp_module.so",
                           "/usr/share/nginx/modules/ngx_rtmp_module.so")
@@ -30,12 +31,6 @@ RW_TIMEOUT_US = "5000000"
 # --------------------------------------------------------------------------------------------- #
 # ports, processes
 # --------------------------------------------------------------------------------------------- #
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def port_accepts(port: int, host: str = "127.0.0.1") -> bool:
     try:
         with socket.create_connection((host, port), timeout=0.3):

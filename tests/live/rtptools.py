@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from helpers import hex_colour
+from ports import free_udp_pair  # noqa: F401 (the RTP tests import it from here)
 
 VIDEO_ENCODERS = {
     "h264": ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-bf", "0", "-pix_fmt", "yuv420p"],
@@ -30,30 +31,6 @@ AUDIO_ENCODERS = {
     "pcmu": (["-c:a", "pcm_mulaw", "-ar", "8000", "-ac", "1"], 0),
     "pcma": (["-c:a", "pcm_alaw", "-ar", "8000", "-ac", "1"], 8),
 }
-
-
-_handed_out: set[int] = set()
-
-
-def free_udp_pair() -> int:
-    """An even UDP port whose odd neighbour (RTCP) is free too, never the same one twice."""
-    for _ in range(200):
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        port -= port % 2
-        if port < 1024 or port + 1 > 65535 or port in _handed_out:
-            continue
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as a, \
-                    socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as b:
-                a.bind(("0.0.0.0", port))
-                b.bind(("0.0.0.0", port + 1))
-            _handed_out.add(port)
-            return port
-        except OSError:
-            continue
-    raise AssertionError("no free UDP port pair")
 
 
 class RtpSender:

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from livetools import free_port, log_tail, wait_until
+from ports import free_udp_range  # noqa: F401 (roomviewer imports it from here)
 
 JANUS_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu/janus", "/usr/lib/aarch64-linux-gnu/janus", "/usr/lib/janus")
 ADMIN_KEY = "tessera-test-admin"
@@ -92,27 +93,6 @@ def janus_lib_dir() -> Path:
         if (Path(d) / "plugins" / "libjanus_videoroom.so").exists():
             return Path(d)
     raise AssertionError("Janus's plugins are not installed (apt-get install janus: scripts/install.sh)")
-
-
-def udp_range_free(first: int, count: int) -> bool:
-    for port in range(first, first + count):
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.bind(("0.0.0.0", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_udp_range(count: int, low: int = 30000, high: int = 60000) -> int:
-    """The first port of `count` consecutive free UDP ports (even first port), picked at random in
-    [low, high) so that concurrent runs rarely meet; checked by binding each."""
-    rnd = random.Random(os.getpid() ^ time.monotonic_ns())
-    for _ in range(200):
-        first = rnd.randrange(low, high - count) & ~1
-        if udp_range_free(first, count):
-            return first
-    raise AssertionError(f"no {count} consecutive free UDP ports")
 
 
 # --------------------------------------------------------------------------------------------- #

@@ -15,7 +15,8 @@ from helpers import RED
 from livetools import StreamReader, wait_until
 
 TOKEN = "console-test-token"
-pytestmark = [pytest.mark.live, pytest.mark.serve_args("--api-token", TOKEN)]
+# serial: a headless Chromium, the encoder and its own CPU hog already share the two cores.
+pytestmark = [pytest.mark.live, pytest.mark.serial, pytest.mark.serve_args("--api-token", TOKEN)]
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 # Small and slow: the browser, the encoder and a CPU hog share two cores.
 W, H, FPS = 320, 240, 15

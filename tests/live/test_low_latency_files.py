@@ -9,7 +9,8 @@ import pytest
 
 from livetools import FPS, H, LEFT_PT, RIGHT_PT, W, StreamReader, halves, wait_stream, wait_until
 
-pytestmark = pytest.mark.live
+# serial: it allows no late frame at all, which a parallel test's load can cost it.
+pytestmark = [pytest.mark.live, pytest.mark.serial]
 
 PERIOD = 30    # frames in the clip; frame n has luma 16 + STEP * n
 STEP = 7

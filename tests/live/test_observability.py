@@ -17,7 +17,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from livetools import free_port, side_by_side, wait_until
 
-pytestmark = pytest.mark.live
+# serial: it keeps a core busy itself (cpu_hog); a parallel test on the other core would leave it none.
+pytestmark = [pytest.mark.live, pytest.mark.serial]
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import pytest
 from helpers import BLUE, GREEN, RED, decode_audio, decode_video, hex_colour, tone_amplitude
 from livetools import (FPS, H, LEFT_PT, RIGHT_PT, TOL, W, StreamReader, TesseraServer, colour_mismatch,
                        decode_png_rgb, read_packets, timestamp_problems, wait_until)
+from ports import free_udp_range
 from rtptools import RtpSender, UdpRelay, blast_garbage, free_udp_pair
 
 pytestmark = pytest.mark.live
@@ -207,9 +208,7 @@ def test_garbage_datagrams_leave_task_running(api, tessera_server, senders, tmp_
 @pytest.fixture
 def rtp_range_server(tmp_path, media):
     """`tessera serve --rtp-ports FIRST-LAST` on a range of 8 free ports (four RTP/RTCP pairs)."""
-    first = free_udp_pair()
-    while not all(_udp_free(p) for p in range(first, first + 8)):
-        first = free_udp_pair()
+    first = free_udp_range(8)
     srv = TesseraServer(tmp_path / "serve-rtp", media.root, ["--rtp-ports", f"{first}-{first + 7}"])
     srv.start()
     srv.rtp_range = range(first, first + 8)
@@ -220,15 +219,6 @@ def rtp_range_server(tmp_path, media):
             assert srv.terminate(20) == 0
         finally:
             srv.kill()
-
-
-def _udp_free(port: int) -> bool:
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.bind(("0.0.0.0", port))
-        return True
-    except OSError:
-        return False
 
 
 def test_allocated_ports_and_patch_add_and_remove(rtp_range_server, senders, tmp_path):
