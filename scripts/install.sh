@@ -10,7 +10,8 @@
 #   2. a Swift 6 toolchain: found on PATH or in the usual install places, or from apt when Debian
 #      offers `swiftlang`; otherwise the script says how to install one and stops.
 #   3. `swift build -c release` → .build/release/tessera
-#   4. a Python virtualenv `.venv-test` with the test dependencies (requirements-test.txt).
+#   4. a Python virtualenv `.venv-test` with the test dependencies (requirements-test.txt), made
+#      while step 3 compiles.
 #
 # Environment knobs (all optional):
 #   TESSERA_BUILD_DIR   SwiftPM scratch path [.build]
@@ -142,6 +143,24 @@ for lib in libavformat libavcodec libavutil libswscale libswresample; do
 done
 log "FFmpeg libraries: libavformat $(pkg-config --modversion libavformat), command line: $(ffmpeg -hide_banner -version | head -n1 | cut -d' ' -f3)"
 
+# --- 4. Python test environment ------------------------------------------------------------------
+# Run beside the build (step 3): it is downloads and unpacking, the build is compiling; waited for
+# below.
+install_venv() {
+    if [[ ! -x "$VENV/bin/python" ]]; then
+        log "creating Python virtualenv $VENV"
+        python3 -m venv "$VENV"
+    fi
+    if ! "$VENV/bin/python" -c 'import pytest, numpy' >/dev/null 2>&1 \
+            || [[ requirements-test.txt -nt "$VENV/.installed" ]]; then
+        log "installing test dependencies into $VENV"
+        "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-test.txt
+        touch "$VENV/.installed"
+    fi
+}
+install_venv &
+venv_pid=$!
+
 # --- 3. build ------------------------------------------------------------------------------------
 if [[ "${TESSERA_SKIP_BUILD:-0}" != 1 ]]; then
     log "swift build -c release --scratch-path $BUILD_DIR"
@@ -150,16 +169,6 @@ if [[ "${TESSERA_SKIP_BUILD:-0}" != 1 ]]; then
     log "built $REPO/$BUILD_DIR/release/tessera"
 fi
 
-# --- 4. Python test environment ------------------------------------------------------------------
-if [[ ! -x "$VENV/bin/python" ]]; then
-    log "creating Python virtualenv $VENV"
-    python3 -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c 'import pytest, numpy' >/dev/null 2>&1 \
-        || [[ requirements-test.txt -nt "$VENV/.installed" ]]; then
-    log "installing test dependencies into $VENV"
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-test.txt
-    touch "$VENV/.installed"
-fi
+wait "$venv_pid" || die "installing the test dependencies into $VENV failed"
 
 log "install done"

@@ -64,7 +64,7 @@ if [[ "${TESSERA_SKIP_FUZZ:-0}" != 1 ]]; then
         env TESSERA_BIN="$TESSERA_BIN" TESSERA_VENV="$VENV" bash "$REPO/scripts/fuzz-api.sh"
 fi
 if [[ "${TESSERA_SKIP_PARSER_FUZZ:-0}" != 1 && -f "$REPO/scripts/fuzz.sh" ]]; then
-    check_in_background scripts/fuzz.sh env TESSERA_BUILD_DIR="$BUILD_DIR" bash "$REPO/scripts/fuzz.sh"
+    check_in_background scripts/fuzz.sh bash "$REPO/scripts/fuzz.sh"
 fi
 image_pid=""
 image_log="$(mktemp "${TMPDIR:-/tmp}/tessera-image-build.XXXXXX")"
