@@ -64,7 +64,8 @@ if [[ "${TESSERA_SKIP_FUZZ:-0}" != 1 ]]; then
         env TESSERA_BIN="$TESSERA_BIN" TESSERA_VENV="$VENV" bash "$REPO/scripts/fuzz-api.sh"
 fi
 if [[ "${TESSERA_SKIP_PARSER_FUZZ:-0}" != 1 && -f "$REPO/scripts/fuzz.sh" ]]; then
-    check_in_background scripts/fuzz.sh bash "$REPO/scripts/fuzz.sh"
+    # Two targets at a time: once `swift test` has built its targets, both cores are free for them.
+    check_in_background scripts/fuzz.sh env TESSERA_FUZZ_JOBS="${TESSERA_FUZZ_JOBS:-2}" bash "$REPO/scripts/fuzz.sh"
 fi
 image_pid=""
 image_log="$(mktemp "${TMPDIR:-/tmp}/tessera-image-build.XXXXXX")"
