@@ -8,7 +8,7 @@ let unoptimizedTests: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
 
 let package = Package(
     name: "Tessera",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tessera", targets: ["tessera"]),
     ],
@@ -64,6 +64,10 @@ let package = Package(
             dependencies: ["TesseraRTP", "TesseraComposition"],
             resources: [.copy("Resources/templates")]
         ),
+        // zlib deflates the rows of the PNGs that previews and snapshots return.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Pictures as PNG without FFmpeg: the API server draws layout previews with it.
+        .target(name: "TesseraPNG", dependencies: ["CZlib", "TesseraComposition"]),
         .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "CSRTP", "TesseraTask", "TesseraRTP", "TesseraComposition"]),
         .target(name: "TesseraText", dependencies: ["CFreeType", "TesseraTask", "TesseraRTP", "TesseraComposition"]),
         .target(
@@ -72,6 +76,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // A store is a `Service`: the service group runs its connection pool.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Recordings uploaded to S3-compatible object storage: the SigV4 signer, the S3 calls over
@@ -88,12 +94,12 @@ let package = Package(
         ),
         // The messages between `tessera serve` and a task's worker process, and the task status
         // they carry: the only thing the service side and the worker side share. No FFmpeg.
-        .target(name: "TesseraWorkerProtocol", dependencies: ["TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraObjectStorage"]),
+        .target(name: "TesseraWorkerProtocol", dependencies: ["TesseraTask", "TesseraRTP", "TesseraComposition"]),
         // The worker side: one task's media pipeline (`tessera worker`, `tessera probe`, `tessera mix`).
         .target(
             name: "TesseraWorker",
             dependencies: [
-                "TesseraWorkerProtocol", "TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraText", "TesseraObjectStorage",
+                "TesseraWorkerProtocol", "TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraText", "TesseraObjectStorage", "TesseraPNG",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -116,9 +122,7 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                // `TesseraMedia` only for the PNG of `POST /v1/preview` (a drawing of the layout's
-                // boxes: no caller's media is opened).
-                "TesseraService", "TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraMedia", "TesseraStore", "TesseraObjectStorage",
+                "TesseraService", "TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraPNG", "TesseraStore", "TesseraObjectStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -133,15 +137,22 @@ let package = Package(
             name: "tessera",
             dependencies: [
                 "TesseraService", "TesseraWorker", "TesseraWorkerProtocol", "TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition",
-                "TesseraServer", "TesseraStore",
+                "TesseraServer", "TesseraStore", "TesseraPNG",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "TesseraCompositionTests", dependencies: ["TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraRTPTests", dependencies: ["TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraTaskTests", dependencies: ["TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraPNGTests", dependencies: ["TesseraPNG", "TesseraComposition", "CZlib"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
+        // The worker's pipeline driven in-process with pictures and PCM made in the test (`MixMedia`).
+        .testTarget(
+            name: "TesseraWorkerTests",
+            dependencies: ["TesseraWorker", "TesseraWorkerProtocol", "TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition"],
+            swiftSettings: unoptimizedTests
+        ),
         .testTarget(name: "TesseraStoreTests", dependencies: ["TesseraStore"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraObjectStorageTests", dependencies: ["TesseraObjectStorage", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         // `TesseraMedia` for real sockets in the RTP port allocator's tests.

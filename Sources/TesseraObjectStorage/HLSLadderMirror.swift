@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTask
 
 /// An HLS ladder (a task with `encoder.video.renditions`) mirrored into the store: each
 /// rendition's media playlist and its segments by an `HLSMirror` of its own, and the master

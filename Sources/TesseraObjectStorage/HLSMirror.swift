@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTask
 
 /// An HLS output mirrored into the store: FFmpeg writes segments and the playlist into the spool
 /// folder (the playlist replaced whole, by rename); each time the playlist changed, the segments

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTask
 
 /// One recording (fragmented MP4 or MPEG-TS) sent to the store while it is written: the muxer
 /// appends to a spool file, and each `step` sends what `MultipartUploadMachine` says is due —

@@ -1,3 +1,4 @@
+import TesseraTask
 /// The life of one recording's multipart upload, with no I/O: its calls return the next action
 /// (create the upload, send a part, complete, wait) and take back what the store answered.
 ///

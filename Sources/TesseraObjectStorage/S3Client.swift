@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TesseraTask
 import NIOCore
 import NIOHTTP1
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraTask
 
 /// A worker's uploads to object storage: every `s3://` output of its task, mirrored from the
@@ -13,9 +14,12 @@ import TesseraTask
 ///
 /// Threads: `update`, `finish`, `statuses` and `mustHold` are called from the worker's threads;
 /// the uploads run on the coordinator's thread, the only one that steps an uploader once it is
-/// in `entries`. The coordinator's own state is guarded by `lock`.
-public final class UploadCoordinator: @unchecked Sendable {
-    private struct Entry {
+/// in `entries`. The coordinator's own state is in `state` (a `Mutex`); the thread sleeps on
+/// `wake`, which `update` and `finish` signal.
+public final class UploadCoordinator: Sendable {
+    /// An upload: its uploader is stepped only by the coordinator's thread (and read by
+    /// `publish` under the `Mutex`), which is what makes it safe to hold here (hence `@unchecked`).
+    private struct Entry: @unchecked Sendable {
         let outputURL: String
         /// `s3://BUCKET/KEY` (read here, never from the uploader, which the thread owns).
         let file: String
@@ -25,25 +29,30 @@ public final class UploadCoordinator: @unchecked Sendable {
         var removedAt: Double?
     }
 
+    private struct State {
+        var entries: [Entry] = []
+        /// Finished uploads and recovered ones, by output URL, for the status.
+        var settled: [String: [ObjectUploadStatus]] = [:]
+        /// Per output URL, the statuses last read from its live uploaders.
+        var published: [String: [ObjectUploadStatus]] = [:]
+        /// Buckets found unusable at `prepare` (missing, credentials refused), with the reason.
+        var refusedBuckets: [String: String] = [:]
+        var finishing = false
+        var stopped = false
+        var holding = false
+        var budget: SpoolBudget
+    }
+
     private let client: S3Client
     private let settings: StorageSettings
-    private let lock = NSLock()
-    private let wake = NSCondition()
-    private var entries: [Entry] = []
-    /// Finished uploads and recovered ones, by output URL, for the status.
-    private var settled: [String: [ObjectUploadStatus]] = [:]
-    /// Per output URL, the statuses last read from its live uploaders.
-    private var published: [String: [ObjectUploadStatus]] = [:]
-    /// Buckets found unusable at `prepare` (missing, credentials refused), with the reason.
-    private var refusedBuckets: [String: String] = [:]
-    private var finishing = false
-    private var stopped = false
-    private var holding = false
-    private var budget: SpoolBudget
+    private let state: Mutex<State>
+    /// Signalled when there is news for the thread (an output came or went, the task ends); a
+    /// signal given while the thread works is kept, so none is lost.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled once when the thread ends.
+    private let done = DispatchSemaphore(value: 0)
     private let changed: @Sendable () -> Void
     private let setHold: @Sendable (Bool) -> Void
-    private var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
 
     /// Seconds a removed output's publisher gets to write its trailer (`OutputSet` gives it 2 s).
     static let removalGraceSeconds = 4.0
@@ -60,7 +69,7 @@ public final class UploadCoordinator: @unchecked Sendable {
         setHold = hold
         self.settings = settings
         client = S3Client(settings)
-        budget = SpoolBudget(limitBytes: settings.spoolBytes)
+        state = Mutex(State(budget: SpoolBudget(limitBytes: settings.spoolBytes)))
         self.changed = changed
     }
 
@@ -74,11 +83,11 @@ public final class UploadCoordinator: @unchecked Sendable {
     public func prepare(_ outputs: [ResolvedOutput]) {
         for output in outputs {
             guard let location = output.upload else { continue }
-            if lock.withLock({ refusedBuckets[location.bucket] == nil }) {
+            if state.withLock({ $0.refusedBuckets[location.bucket] == nil }) {
                 do {
                     try client.checkBucket(location.bucket)
                 } catch where error.isPermanent {
-                    lock.withLock { refusedBuckets[location.bucket] = "\(error)" }
+                    state.withLock { $0.refusedBuckets[location.bucket] = "\(error)" }
                     continue
                 } catch {
                     // Not reachable now: the uploads retry.
@@ -88,7 +97,7 @@ public final class UploadCoordinator: @unchecked Sendable {
             switch output.kind {
             case .file:
                 let recovered = AbandonedUploads.complete(client, bucket: location.bucket, firstKey: location.key)
-                if !recovered.isEmpty { lock.withLock { settled[output.url, default: []] += recovered } }
+                if !recovered.isEmpty { state.withLock { $0.settled[output.url, default: []] += recovered } }
                 // A dead worker's spool file on this node: its uploaded part is in the object now.
                 for status in recovered where status.state == .uploaded {
                     try? FileManager.default.removeItem(atPath: location.spoolDirectory + status.file.dropFirst("s3://\(location.bucket)/".count))
@@ -112,46 +121,45 @@ public final class UploadCoordinator: @unchecked Sendable {
             done.signal()
         }
         thread.name = "tessera-upload"
-        self.thread = thread
         thread.start()
     }
 
     /// The plan's outputs now: new `s3://` outputs start uploading; removed ones finish.
     public func update(_ outputs: [ResolvedOutput]) {
         let now = MonotonicClock.seconds
-        lock.withLock {
-            for index in entries.indices where entries[index].removedAt == nil {
-                let entry = entries[index]
+        state.withLock { state in
+            for index in state.entries.indices where state.entries[index].removedAt == nil {
+                let entry = state.entries[index]
                 if !outputs.contains(where: { $0.url == entry.outputURL && Self.file(of: $0) == entry.file }) {
-                    entries[index].removedAt = now
+                    state.entries[index].removedAt = now
                 }
             }
             for output in outputs {
                 guard let file = Self.file(of: output),
-                      !entries.contains(where: { $0.removedAt == nil && $0.file == file }),
+                      !state.entries.contains(where: { $0.removedAt == nil && $0.file == file }),
                       let uploader = makeUploader(output) else { continue }
                 // Not yet seen by the thread: it may be told here.
-                if let reason = output.upload.flatMap({ refusedBuckets[$0.bucket] }) { uploader.giveUp(reason) }
-                entries.append(Entry(outputURL: output.url, file: file, uploader: uploader))
+                if let reason = output.upload.flatMap({ state.refusedBuckets[$0.bucket] }) { uploader.giveUp(reason) }
+                state.entries.append(Entry(outputURL: output.url, file: file, uploader: uploader))
             }
         }
-        wake.withLock { wake.signal() }
+        wake.signal()
     }
 
     /// The pipeline has finished its outputs: sends what is left, waits at most `seconds`, and
     /// marks what did not make it `failed` (a multipart upload stays open; the next worker of
     /// the task completes it from its parts).
     public func finish(timeoutSeconds seconds: Double) {
-        lock.withLock { finishing = true }
-        wake.withLock { wake.signal() }
+        state.withLock { $0.finishing = true }
+        wake.signal()
         if done.wait(timeout: .now() + seconds) == .timedOut {
-            lock.withLock { stopped = true }
-            wake.withLock { wake.signal() }
+            state.withLock { $0.stopped = true }
+            wake.signal()
             // The thread ends at its next check (a request in flight has its own deadline).
             if done.wait(timeout: .now() + 2) == .success {
-                lock.withLock {
-                    for entry in entries { entry.uploader.giveUp("the store did not take the rest within \(Int(seconds)) s of the task's end") }
-                    publish()
+                state.withLock { state in
+                    for entry in state.entries { entry.uploader.giveUp("the store did not take the rest within \(Int(seconds)) s of the task's end") }
+                    publish(&state)
                 }
             }
         }
@@ -160,21 +168,21 @@ public final class UploadCoordinator: @unchecked Sendable {
 
     /// Each output's files as they go up, by the output's URL as given.
     public var statuses: [String: [ObjectUploadStatus]] {
-        lock.withLock {
-            var all = settled
-            for (url, list) in published { all[url, default: []] += list }
+        state.withLock { state in
+            var all = state.settled
+            for (url, list) in state.published { all[url, default: []] += list }
             return all
         }
     }
 
     /// True while the spool is over its bound: recordings hold their packets until it drains.
-    public var mustHold: Bool { lock.withLock { holding } }
+    public var mustHold: Bool { state.withLock { $0.holding } }
 
     // MARK: Uploader thread
 
     private func run() {
         while true {
-            let (work, ending, stop) = lock.withLock { (entries, finishing, stopped) }
+            let (work, ending, stop) = state.withLock { ($0.entries, $0.finishing, $0.stopped) }
             if stop { return }
             // Uploaders are only ever touched by this thread: it tells them their file is finished.
             let now = MonotonicClock.seconds
@@ -184,37 +192,40 @@ public final class UploadCoordinator: @unchecked Sendable {
             var progressed = false
             for entry in work {
                 if entry.uploader.step(nowSeconds: MonotonicClock.seconds) == .progressed { progressed = true }
-                lock.withLock { publish() }
+                state.withLock { publish(&$0) }
             }
-            let active = lock.withLock { () -> Bool in
-                entries.removeAll { entry in
+            let active = state.withLock { state -> Bool in
+                state.entries.removeAll { entry in
                     guard entry.uploader.isDone else { return false }
-                    settled[entry.outputURL, default: []].append(entry.uploader.status)
-                    budget.set(entry.file, waitingBytes: 0)
+                    state.settled[entry.outputURL, default: []].append(entry.uploader.status)
+                    state.budget.set(entry.file, waitingBytes: 0)
                     return true
                 }
-                publish()
-                return !entries.isEmpty
+                publish(&state)
+                return !state.entries.isEmpty
             }
             if ending && !active { return }
-            if !progressed { wake.withLock { _ = wake.wait(until: Date().addingTimeInterval(0.25)) } }
+            // Nothing sent: sleep until there is news, or a quarter second, the pace at which a
+            // spool file's new bytes and a retry's due time are looked at again (a file that grows
+            // tells nobody).
+            if !progressed { _ = wake.wait(timeout: .now() + 0.25) }
         }
     }
 
-    /// Copies the uploaders' statuses for `statuses` and recomputes the spool's hold. Under `lock`,
-    /// on the uploader thread (or once it has ended): it reads the uploaders.
-    private func publish() {
+    /// Copies the uploaders' statuses for `statuses` and recomputes the spool's hold. Inside the
+    /// `Mutex`, on the uploader thread (or once it has ended): it reads the uploaders.
+    private func publish(_ state: inout State) {
         var next: [String: [ObjectUploadStatus]] = [:]
-        for entry in entries {
+        for entry in state.entries {
             let status = entry.uploader.status
             next[entry.outputURL, default: []].append(status)
-            budget.set(status.file, waitingBytes: status.waitingBytes)
+            state.budget.set(status.file, waitingBytes: status.waitingBytes)
         }
-        let hold = budget.mustHold(wasHolding: holding)
-        if hold != holding { setHold(hold) }
-        if next != published || hold != holding {
-            published = next
-            holding = hold
+        let hold = state.budget.mustHold(wasHolding: state.holding)
+        if hold != state.holding { setHold(hold) }
+        if next != state.published || hold != state.holding {
+            state.published = next
+            state.holding = hold
             changed()
         }
     }

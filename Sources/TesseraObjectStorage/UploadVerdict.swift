@@ -1,3 +1,4 @@
+import TesseraTask
 /// What an `s3://` output's own status (`state`, `lastError`) must say about its uploads. The
 /// pipeline only sees the local spool file, which takes every byte: without this an output whose
 /// store refuses it (AccessDenied, a bucket deleted under the task) would read `live`, and then

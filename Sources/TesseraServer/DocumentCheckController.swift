@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import TesseraComposition
-import TesseraMedia
+import TesseraPNG
 import TesseraService
 
 /// `POST /v1/validate` and `POST /v1/preview`: what `tessera validate` and `tessera preview` do,

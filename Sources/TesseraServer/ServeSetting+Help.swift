@@ -1,3 +1,4 @@
+import TesseraTask
 import TesseraObjectStorage
 
 /// What each setting means and its default, in one table that `tessera serve --help` prints and

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTask
 import TesseraObjectStorage
 
 /// `--storage-endpoint`, `--storage-region`, `--storage-spool-bytes` and the AWS credentials,

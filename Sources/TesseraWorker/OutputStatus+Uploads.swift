@@ -1,3 +1,4 @@
+import TesseraTask
 import TesseraObjectStorage
 import TesseraWorkerProtocol
 

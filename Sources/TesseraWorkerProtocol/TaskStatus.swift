@@ -1,7 +1,7 @@
 import Foundation
 import TesseraComposition
 import TesseraRTP
-import TesseraObjectStorage
+import TesseraTask
 
 /// The status document of SPEC §3, as `GET /v1/tasks/{taskId}` returns it. Output URLs are
 /// always redacted (stream key and query hidden).

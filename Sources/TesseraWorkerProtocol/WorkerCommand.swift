@@ -1,6 +1,5 @@
 import TesseraComposition
 import TesseraTask
-import TesseraObjectStorage
 
 /// A command from `tessera serve` to a task's worker process (one JSON object per line on the
 /// worker's standard input). Each case carries exactly what it needs, so a command that lacks

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TesseraComposition
 import TesseraMedia
+import TesseraPNG
 
 struct PreviewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,3 +1,4 @@
+import TesseraTask
 import Testing
 import TesseraObjectStorage
 

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTask
 import Testing
 import TesseraService
 import TesseraObjectStorage

@@ -1,4 +1,5 @@
 import TesseraRTP
+import TesseraTask
 import TesseraObjectStorage
 import TesseraServer
 import TesseraWorkerProtocol

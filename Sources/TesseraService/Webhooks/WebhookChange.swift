@@ -1,4 +1,5 @@
 import TesseraComposition
+import TesseraTask
 import TesseraObjectStorage
 import TesseraWorkerProtocol
 
