@@ -6,17 +6,24 @@
 # For each target: replays fuzz/regressions/TARGET/* (every crash ever found), then fuzzes for
 # SECONDS from the committed seeds (fuzz/corpus/TARGET) plus what earlier runs on this machine
 # found (.build-fuzz/corpus/TARGET), and prints one line: executions, coverage, crashes. Exits
-# non-zero if any target crashed; a crash's input is left in .build-fuzz/crashes/TARGET/ and
-# shown in hex, to be fixed and then added to fuzz/regressions/TARGET/.
+# non-zero if any target crashed or did not build; a crash's input is left in
+# .build-fuzz/crashes/TARGET/ and shown in hex, to be fixed and then added to
+# fuzz/regressions/TARGET/ (with a unit test).
 #
 # The pure modules a target names on its `// fuzz-modules:` line are compiled once each, with
 # coverage and AddressSanitizer (`swiftc -sanitize=fuzzer,address -O`), from their whole source
 # directory, so files added to a module are picked up; a target's `// fuzz-sources:` files are
 # compiled into the target itself (a parser that lives in a module too heavy to build here).
+# TesseraComposition is only a dependency here (no target fuzzes its code) and is compiled
+# without optimisation, which takes a fifth of the time.
+#
+# Targets are built and run in lanes (two by default): a lane builds what its next target needs
+# (a module another lane is building is waited for, not built twice) and fuzzes it, so the
+# RTP targets fuzz while the task module compiles.
 #
 # Environment: TESSERA_FUZZ_BUILD (scratch directory, default .build-fuzz), TESSERA_FUZZ_JOBS
-# (targets fuzzed side by side, default 1), TESSERA_FUZZ_FLAGS (more libFuzzer flags, e.g.
-# -jobs=2 or -dict=…).
+# (lanes, default 2), TESSERA_FUZZ_OPTIMIZE (default -O), TESSERA_FUZZ_FLAGS (more libFuzzer
+# flags, e.g. -dict=…).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,23 +31,29 @@ cd "$root"
 seconds=${1:-20}
 shift $(( $# > 0 ? 1 : 0 ))
 build=${TESSERA_FUZZ_BUILD:-$root/.build-fuzz}
-jobs=${TESSERA_FUZZ_JOBS:-1}
+jobs=${TESSERA_FUZZ_JOBS:-2}
 mkdir -p "$build/lib" "$build/bin" "$build/logs"
 
 if [ $# -gt 0 ]; then targets=("$@"); else
-    targets=(); for file in fuzz/targets/*.swift; do targets+=("$(basename "$file" .swift)"); done
+    # The RTP targets first: their modules build soonest, and they fuzz while TesseraTask builds.
+    targets=(); for file in $(grep -l "fuzz-modules:.*TesseraRTP$" fuzz/targets/*.swift) $(ls fuzz/targets/*.swift); do
+        target=$(basename "$file" .swift)
+        [[ " ${targets[*]:-} " == *" $target "* ]] || targets+=("$target")
+    done
 fi
 for target in "${targets[@]}"; do
     [ -f "fuzz/targets/$target.swift" ] || { echo "fuzz: no target $target (fuzz/targets/$target.swift)" >&2; exit 2; }
 done
 
-swift_flags=(-O -swift-version 6 -parse-as-library -package-name Tessera -sanitize=fuzzer,address -enforce-exclusivity=checked
-             -I "$build/lib")
+swift_flags=(-swift-version 6 -parse-as-library -package-name Tessera -sanitize=fuzzer,address
+             -enforce-exclusivity=checked -I "$build/lib")
+optimize=${TESSERA_FUZZ_OPTIMIZE:--O}
 started=$(date +%s)
 
 # Runs swiftc; a colleague's editor saving a source mid-compile is retried, a real error is not.
 compile() {
-    local log="$build/logs/compile.$$.$RANDOM" attempt
+    local log; log=$(mktemp "$build/logs/compile.XXXXXX")
+    local attempt
     for attempt in 1 2 3 4 5; do
         if nice -n 5 swiftc "$@" >"$log" 2>&1; then rm -f "$log"; return 0; fi
         grep -q "modified during the build" "$log" || break
@@ -66,37 +79,37 @@ module_sources() {
 
 # The Tessera modules a module imports (what its sources say, so the graph follows the package).
 module_imports() {
-    module_sources "$1" | xargs grep -h '^import Tessera' 2>/dev/null | awk '{print $2}' | sort -u | grep -vx "$1"
+    find "Sources/$1" -name '*.swift' -print0 | xargs -0 grep -h '^import Tessera' | awk '{print $2}' | sort -u | grep -vx "$1"
 }
 
-# Builds a module (after what it imports) into $build/lib, unless nothing changed since.
-declare -A built=()
+# Builds a module (after what it imports) into $build/lib unless nothing changed since; under a
+# lock, so a lane needing a module another lane is building waits for it.
 build_module() {
     local module=$1 dependency
-    [ -n "${built[$module]:-}" ] && return "${built[$module]}"
-    for dependency in $(module_imports "$module"); do
-        build_module "$dependency" || { built[$module]=1; return 1; }
-    done
-    local library="$build/lib/lib$module.a" list="$build/lib/$module.sources" inputs
-    local sources; sources=$(module_sources "$module")
+    for dependency in $(module_imports "$module"); do build_module "$dependency" || return 1; done
+    local library="$build/lib/lib$module.a" list="$build/lib/$module.sources" lock inputs sources status=0
+    exec {lock}>"$build/lib/$module.lock"
+    flock "$lock"
+    sources=$(module_sources "$module")
     inputs="$sources $(for dependency in $(module_imports "$module"); do echo "$build/lib/lib$dependency.a"; done)"
     # shellcheck disable=SC2086
-    if [ -f "$library" ] && [ "$sources" = "$(cat "$list" 2>/dev/null)" ] \
-        && [ -z "$(find $inputs -newer "$library" 2>/dev/null | head -1)" ]; then
-        built[$module]=0; return 0
+    if [ ! -f "$library" ] || [ "$sources" != "$(cat "$list" 2>/dev/null)" ] \
+        || [ -n "$(find $inputs -newer "$library" 2>/dev/null | head -1)" ]; then
+        local begin level=$optimize
+        begin=$(date +%s)
+        [ "$module" = TesseraComposition ] && level=-Onone
+        # shellcheck disable=SC2086
+        if compile -emit-library -static -emit-module -wmo -num-threads 2 -module-name "$module" "$level" "${swift_flags[@]}" \
+            -o "$library" $sources; then
+            echo "$sources" >"$list"
+            echo "fuzz: built $module in $(( $(date +%s) - begin )) s"
+        else
+            echo "fuzz: $module did not compile" >&2
+            rm -f "$library"; status=1
+        fi
     fi
-    local begin=$(date +%s)
-    # shellcheck disable=SC2086
-    if compile -emit-library -static -emit-module -wmo -num-threads 2 -module-name "$module" "${swift_flags[@]}" \
-        -o "$library" $sources; then
-        echo "$sources" >"$list"
-        echo "fuzz: built $module in $(( $(date +%s) - begin )) s"
-        built[$module]=0
-    else
-        echo "fuzz: $module did not compile" >&2
-        rm -f "$library"; built[$module]=1
-    fi
-    return "${built[$module]}"
+    exec {lock}>&-
+    return $status
 }
 
 header() { sed -n "s|^// fuzz-$2: ||p" "fuzz/targets/$1.swift" | head -1; }
@@ -110,11 +123,11 @@ build_target() {
     done
     # Every module a target links brings what it imports; one group, so their order is free.
     for module in $modules; do for dependency in $(module_imports "$module"); do
-        [[ " ${libraries[*]} " == *"/lib$dependency.a "* ]] || libraries+=(-Xlinker "$build/lib/lib$dependency.a")
+        [[ " ${libraries[*]:-} " == *"/lib$dependency.a "* ]] || libraries+=(-Xlinker "$build/lib/lib$dependency.a")
     done; done
     grep -q PacketScript "fuzz/targets/$target.swift" && support+=(fuzz/support/PacketScript.swift)
     # shellcheck disable=SC2086
-    compile -module-name "fuzz_$target" "${swift_flags[@]}" -o "$build/bin/$target" \
+    compile -module-name "fuzz_$target" "$optimize" "${swift_flags[@]}" -o "$build/bin/$target" \
         "fuzz/targets/$target.swift" "${support[@]}" $sources -Xlinker --start-group "${libraries[@]}" -Xlinker --end-group
 }
 
@@ -123,11 +136,12 @@ run_target() {
     local target=$1 binary="$build/bin/$target" log="$build/logs/$target.log"
     local crashes="$build/crashes/$target" corpus="$build/corpus/$target"
     mkdir -p "$crashes" "$corpus" "fuzz/corpus/$target"
-    local regressions=(fuzz/regressions/"$target"/*)
-    if [ -e "${regressions[0]}" ]; then
+    local regressions=()
+    [ -d "fuzz/regressions/$target" ] && mapfile -t regressions < <(find "fuzz/regressions/$target" -type f | sort)
+    if [ ${#regressions[@]} -gt 0 ]; then
         if ! "$binary" -runs=1 "${regressions[@]}" >"$log.regressions" 2>&1; then
             echo "fuzz $target: FAILED a regression vector replayed from fuzz/regressions/$target:"
-            grep -E "^(Running|==|Fatal error|.*fuzz property)" "$log.regressions" | head -20
+            grep -E "^(Running|==[0-9]+==ERROR|SUMMARY|Fatal error|.*fuzz property)" "$log.regressions" | head -20
             return 1
         fi
     fi
@@ -135,19 +149,18 @@ run_target() {
     nice -n 5 "$binary" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$crashes/" ${TESSERA_FUZZ_FLAGS:-} "$corpus" "fuzz/corpus/$target" >"$log" 2>&1
     local status=$?
-    local executions coverage features seeds
+    local executions coverage seeds grown
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
     seeds=$(find "fuzz/corpus/$target" -type f | wc -l)
-    local grown; grown=$(find "$corpus" -type f | wc -l)
+    grown=$(find "$corpus" -type f | wc -l)
     if [ $status -eq 0 ]; then
-        printf 'fuzz %-20s ok: %s runs in %s s, %s, %s seeds + %s found here, %s regressions, 0 crashes\n' \
-            "$target" "${executions:-?}" "$seconds" "${coverage:-cov ?}" "$seeds" "$grown" \
-            "$(find "fuzz/regressions/$target" -type f 2>/dev/null | wc -l)"
+        printf 'fuzz %-18s ok: %9s runs in %s s, %-18s %3s seeds + %4s found here, %s regressions, no crash\n' \
+            "$target" "${executions:-?}" "$seconds" "${coverage:-cov ?}," "$seeds" "$grown" "${#regressions[@]}"
         return 0
     fi
     echo "fuzz $target: CRASH (exit $status) after ${executions:-?} runs:"
-    grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*fuzz property|artifact_prefix|Test unit written)" "$log" | head -12
+    grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*fuzz property|Test unit written)" "$log" | head -12
     local artifact; artifact=$(ls -t "$crashes"/* 2>/dev/null | head -1)
     if [ -n "$artifact" ]; then
         echo "fuzz $target: input $artifact ($(wc -c <"$artifact") bytes):"
@@ -156,23 +169,24 @@ run_target() {
     return 1
 }
 
-failed=0
+lane() {
+    local target=$1
+    if ! build_target "$target"; then echo "fuzz $target: did not build"; return 1; fi
+    run_target "$target"
+}
+
+# At most $jobs lanes at a time; each prints its target's line when it ends and leaves its
+# verdict in a file (a status `wait -n` reaps early would otherwise be lost).
 for target in "${targets[@]}"; do
     rm -f "$build/logs/$target.status"
-    build_target "$target" || { echo "fuzz $target: did not build"; failed=1; }
-done
-echo "fuzz: built ${#targets[@]} targets in $(( $(date +%s) - started )) s"
-[ $failed -eq 0 ] || exit 1
-
-# Targets run side by side, at most $jobs at a time; each prints its line when it ends and
-# leaves its verdict in a file (a status `wait -n` reaps early would otherwise be lost).
-for target in "${targets[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    { run_target "$target"; echo $? >"$build/logs/$target.status"; } &
+    { lane "$target"; echo $? >"$build/logs/$target.status"; } &
 done
 wait
+failed=0
 for target in "${targets[@]}"; do
     [ "$(cat "$build/logs/$target.status" 2>/dev/null)" = 0 ] || failed=1
 done
-echo "fuzz: ${#targets[@]} targets, $seconds s each, $(( $(date +%s) - started )) s in all$([ $failed -eq 0 ] && echo ", no crash" || echo ", FAILED")"
+echo "fuzz: ${#targets[@]} targets, $seconds s each, $(( $(date +%s) - started )) s in all (builds included)$(
+    [ $failed -eq 0 ] && echo ", no crash" || echo ", FAILED")"
 exit $failed
