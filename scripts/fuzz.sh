@@ -10,6 +10,9 @@
 # .build-fuzz/crashes/TARGET/ and shown in hex, to be fixed and then added to
 # fuzz/regressions/TARGET/ (with a unit test).
 #
+# A target's dictionary, fuzz/dict/TARGET.dict, gives libFuzzer the tokens a text parser looks
+# for (SDP lines, task fields, XML tags).
+#
 # The pure modules a target names on its `// fuzz-modules:` line are compiled once each, with
 # coverage and AddressSanitizer (`swiftc -sanitize=fuzzer,address -O`), from their whole source
 # directory, so files added to a module are picked up; a target's `// fuzz-sources:` files are
@@ -145,9 +148,11 @@ run_target() {
             return 1
         fi
     fi
+    local dictionary=()
+    [ -f "fuzz/dict/$target.dict" ] && dictionary=(-dict="fuzz/dict/$target.dict")
     # shellcheck disable=SC2086
     nice -n 5 "$binary" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$crashes/" ${TESSERA_FUZZ_FLAGS:-} "$corpus" "fuzz/corpus/$target" >"$log" 2>&1
+        -artifact_prefix="$crashes/" "${dictionary[@]}" ${TESSERA_FUZZ_FLAGS:-} "$corpus" "fuzz/corpus/$target" >"$log" 2>&1
     local status=$?
     local executions coverage seeds grown
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
