@@ -37,16 +37,24 @@ struct PacketScript {
     /// are non-empty and within `maxFrameBytes`, a video frame has the timestamp of a packet
     /// pushed, and the statistics count every frame once (a video frame, handed out or dropped,
     /// is made of at least one packet).
-    static func run<D: RTPDepacketizer>(_ bytes: [UInt8], through depacketizer: inout D, maxFrameBytes: Int, isVideo: Bool) {
+    ///
+    /// Then `clean` (a keyframe's payloads and the frames they make) is pushed at a new timestamp:
+    /// whatever came before, exactly those frames must come out — no input wedges a
+    /// depacketizer. H.264 may first end the access unit the script left open (`leftover`).
+    static func run<D: RTPDepacketizer>(_ bytes: [UInt8], through depacketizer: inout D, maxFrameBytes: Int, isVideo: Bool,
+                                        clean: (payloads: [[UInt8]], frames: [[UInt8]]), leftover: Bool = false) {
         var pushed: Int64 = 0, emitted: Int64 = 0
         var timestamps: Set<UInt32> = []
-        for step in steps(bytes) {
+        var lastTimestamp: UInt32 = 0
+        let steps = steps(bytes)
+        for step in steps {
             switch step {
             case .lost: depacketizer.packetsLost()
             case .reset: depacketizer.reset()
             case .packet(let packet):
                 pushed += 1
                 timestamps.insert(packet.timestamp)
+                lastTimestamp = packet.timestamp
                 let frames = depacketizer.push(packet, arrivalMicroseconds: pushed * 1000)
                 emitted += Int64(frames.count)
                 for frame in frames {
@@ -58,6 +66,20 @@ struct PacketScript {
                 }
             }
         }
+        var sequenceNumber: UInt16 = 1000 &+ UInt16(truncatingIfNeeded: pushed)
+        let timestamp = lastTimestamp &+ 1_000_000
+        var frames: [[UInt8]] = []
+        for (index, payload) in clean.payloads.enumerated() {
+            pushed += 1
+            let packet = RTPPacket(payloadType: 96, marker: index == clean.payloads.count - 1, sequenceNumber: sequenceNumber,
+                                   timestamp: timestamp, ssrc: 0x1234_5678, payload: payload)
+            sequenceNumber &+= 1
+            let out = depacketizer.push(packet, arrivalMicroseconds: pushed * 1000)
+            emitted += Int64(out.count)
+            frames += out.map(\.data)
+        }
+        if leftover && frames.count == clean.frames.count + 1 { frames.removeFirst() }
+        require(frames == clean.frames, "after the script, \(frames.count) frames came out of a clean keyframe's \(clean.frames.count)")
         let statistics = depacketizer.statistics
         require(statistics.frames == emitted, "statistics count \(statistics.frames) frames, \(emitted) came out")
         require(statistics.malformedPackets <= pushed, "more malformed packets than pushed")

@@ -7,6 +7,7 @@ import TesseraRTP
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var depacketizer = WholePacketDepacketizer()
-    PacketScript.run(fuzzBytes(start, count), through: &depacketizer, maxFrameBytes: 65_535, isVideo: false)
+    PacketScript.run(fuzzBytes(start, count), through: &depacketizer, maxFrameBytes: 65_535, isVideo: false,
+                     clean: ([[0xFC, 1, 2]], [[0xFC, 1, 2]]))
     return 0
 }

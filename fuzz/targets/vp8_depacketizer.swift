@@ -8,7 +8,9 @@ import TesseraRTP
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let limit = 16 << 10
+    let keyframe: [UInt8] = [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A] + (0..<100).map { UInt8($0) }
     var depacketizer = VP8Depacketizer(maxFrameBytes: limit)
-    PacketScript.run(fuzzBytes(start, count), through: &depacketizer, maxFrameBytes: limit, isVideo: true)
+    PacketScript.run(fuzzBytes(start, count), through: &depacketizer, maxFrameBytes: limit, isVideo: true,
+                     clean: ([[0x90, 0x80, 0x09] + keyframe], [keyframe]))
     return 0
 }

@@ -8,7 +8,9 @@ import TesseraRTP
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let limit = 16 << 10
+    let keyframe: [UInt8] = (0..<100).map { UInt8($0) }
     var depacketizer = VP9Depacketizer(maxFrameBytes: limit)
-    PacketScript.run(fuzzBytes(start, count), through: &depacketizer, maxFrameBytes: limit, isVideo: true)
+    PacketScript.run(fuzzBytes(start, count), through: &depacketizer, maxFrameBytes: limit, isVideo: true,
+                     clean: ([[0x0C] + keyframe], [keyframe]))
     return 0
 }
