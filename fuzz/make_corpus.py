@@ -218,6 +218,30 @@ def depacketizer_seeds():
                                        (b"", False, 0x06)]))
 
 
+def receiver_seeds():
+    """fuzz/targets/rtp_receiver.swift: a stream byte, then (flags, milliseconds, length, datagram) records."""
+    def records(stream, datagrams):
+        data = bytes([stream])
+        for flags, datagram in datagrams:
+            data += bytes([flags, 20]) + struct.pack("<H", len(datagram)) + datagram
+        return data
+
+    sender_report = byte_arrays("Tests/TesseraRTPTests/RTCPPacketTests.swift")["senderReport"]
+    idr = bytes([0x65, 0x88]) + filler(400, 1)
+    payloads = h264([SPS, PPS, idr])
+    packets = [rtp(p, pt=96, seq=100 + i, ts=9000, marker=i == len(payloads) - 1,
+                   extension=(0xBEDE, bytes([0x30, 0x01])) if i == 0 else None) for i, p in enumerate(payloads)]
+    lost = packets[2]
+    retransmission = rtp(struct.pack(">H", 102) + h264([SPS, PPS, idr])[2], pt=97, seq=7, ts=9000, ssrc=0x99)
+    write("rtp_receiver", records(0, [(0, d) for d in packets[:2] + packets[3:]] + [(0, retransmission), (0, sender_report)]))
+    write("rtp_receiver", records(0, [(0, d) for d in packets] + [(0x09, d) for d in packets]))
+    key = bytes([0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A]) + filler(300, 4)
+    write("rtp_receiver", records(1, [(0, rtp(p, pt=100, seq=50 + i, ts=3000, marker=i == 2)) for i, p in enumerate(vp8(key, 9))]
+                                  + [(0x02, sender_report), (0x04, rtp(vp8(key, 10)[0], pt=100, seq=53, ts=6000, marker=True))]))
+    write("rtp_receiver", records(2, [(0, rtp(bytes([0x78]) + filler(40, i), pt=111, seq=i, ts=960 * i, marker=True)) for i in range(4)]))
+    write("rtp_receiver", records(3, [(0, rtp(aac([filler(30, 9)]), pt=101, seq=i, ts=1024 * i, marker=True)) for i in range(3)]))
+
+
 # MARK: - Text documents
 
 def text_seeds():
@@ -277,6 +301,7 @@ if __name__ == "__main__":
     rtp_seeds()
     rtcp_seeds()
     depacketizer_seeds()
+    receiver_seeds()
     text_seeds()
     for target in sorted(os.listdir(CORPUS)):
         files = glob.glob(os.path.join(CORPUS, target, "*"))
