@@ -2,9 +2,8 @@ import Foundation
 import TesseraTask
 import TesseraService
 
-/// Validates task documents with this server's options, off the cooperative pool (validation
-/// reads files and may resolve host names), and turns a refusal into the `InvalidTask` error
-/// `POST /v1/tasks` answers, every issue with its path.
+/// Validates task documents with this server's options as `POST /v1/tasks` does
+/// (`DocumentValidation`), a refusal being the same `InvalidTask` error, every issue with its path.
 struct DocumentChecker: Sendable {
     let options: ValidationOptions
 
@@ -13,13 +12,7 @@ struct DocumentChecker: Sendable {
     func check(_ body: Data, drawingOnly: Bool = false) async throws -> ResolvedTask {
         var options = self.options
         if drawingOnly { options.fileExists = { _ in true } }
-        let chosen = options
-        return try await BlockingWork.run {
-            switch TaskValidator.validate(json: body, options: chosen) {
-            case .success(let resolved): return resolved
-            case .failure(let failure): throw ServiceError.invalid(failure, kind: .invalidTask)
-            }
-        }
+        return try await DocumentValidation.validate(json: body, options: options, kind: .invalidTask)
     }
 
     /// Whether the document's layout names a `template` (its slots then have no `layout.regions` entry).

@@ -12,7 +12,16 @@ extension ValidationContext {
         }
         let spellings = Set([host, components.percentEncodedHost ?? host])
         for spelling in spellings.sorted() {
-            if let denial = options.deniedHosts.denial(ofHost: spelling, resolve: options.resolveHost) {
+            var known = resolvedHosts
+            let resolve = options.resolveHost
+            let denial = options.deniedHosts.denial(ofHost: spelling) { name in
+                if let addresses = known[name] { return addresses }
+                let addresses = resolve(name)
+                known[name] = .some(addresses)
+                return addresses
+            }
+            resolvedHosts = known
+            if let denial {
                 issues.add(path, denial)
                 return nil
             }

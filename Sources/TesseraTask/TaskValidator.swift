@@ -16,7 +16,16 @@ public enum TaskValidator {
     /// and the validator's (values, references, paths) come back together. A validator issue at or
     /// inside a field the reader already faulted is left out, since it would only restate it.
     public static func validate(json: Data, options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
-        let read = TaskDocumentReader.readBestEffort(json)
+        validate(read: TaskDocumentReader.readBestEffort(json), options: options)
+    }
+
+    /// `validate(json:options:)` for a document already parsed (an update merged into the running one).
+    public static func validate(value: JSONValue, options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
+        validate(read: TaskDocumentReader.readBestEffort(value), options: options)
+    }
+
+    private static func validate(read: (document: TaskDocument?, issues: [ValidationIssue]),
+                                 options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
         guard let document = read.document else { return .failure(ValidationFailure(issues: read.issues)) }
         var context = ValidationContext(options: options)
         let task = context.resolve(document)
@@ -51,6 +60,9 @@ public enum TaskValidator {
 struct ValidationContext {
     let options: ValidationOptions
     var issues = IssueList()
+    /// What each host name resolved to in this run: a name several fields use (an output and the
+    /// callback on one host, say) is looked up once per validation, so once per request.
+    var resolvedHosts: [String: [[UInt8]]?] = [:]
 
     init(options: ValidationOptions) { self.options = options }
 

@@ -77,7 +77,12 @@ final class ScriptedWorker: WorkerHandle, @unchecked Sendable {
     private func report(_ type: WorkerEvent.Kind, state: TaskState) {
         let plan = lock.withLock { self.plan }
         let status = WorkerStatus(state: state, reason: nil, frames: 0, fps: 0, bitrateKbps: 0, lateFrames: 0,
-                                  inputs: (plan?.inputs ?? []).map { InputStatus(id: $0.id, state: .live) },
+                                  inputs: (plan?.inputs ?? []).map { input in
+                                      // An RTP input's sockets are bound once it starts, as a real worker's.
+                                      var status = InputStatus(id: input.id, state: .live)
+                                      if case .rtpSDP = input.source { status.ready = true }
+                                      return status
+                                  },
                                   outputs: (plan?.outputs ?? []).map { OutputStatus(url: URLRedaction.redact($0.url), state: .live) })
         queue.async { self.onEvent(WorkerEvent(type: type, status: status)) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraService
+import TesseraTask
 import TesseraStore
 import TesseraWorkerProtocol
 
@@ -107,6 +108,48 @@ import TesseraWorkerProtocol
         #expect(before?.contains("live/other") == false)
         // The worker got the first update only.
         #expect(fixture.launcher.workers[0].commands.filter { if case .update = $0 { true } else { false } }.count == 1)
+    }
+
+    @Test func aSecondPOSTOfTheSameTaskWaitsForTheFirstAndGetsTheSameTask() async throws {
+        let fixture = try await Self.fixture()
+        let prepared = try await fixture.registry.prepare(Data(Self.document.utf8))
+        async let first = fixture.registry.create(prepared)
+        async let second = fixture.registry.create(prepared)
+        let (a, b) = try await (first, second)
+        #expect(a.taskId == "t1" && b.taskId == "t1")
+        #expect(fixture.launcher.workers.count == 1)
+        #expect(await fixture.registry.creatingTaskIds.isEmpty)
+    }
+
+    @Test func anUpdateAddingAnAllocatedRTPInputSendsTheWorkerItsSDP() async throws {
+        let fixture = try await Self.fixture()
+        try await Self.start(fixture)
+        let body = #"""
+            {"sequence": 1, "inputs": [{"id": "a", "url": "rtmp://origin.example/live/a"},
+                                       {"id": "sfu", "rtp": {"allocate": {"audio": "opus"}}}]}
+            """#
+        let status = try await fixture.registry.update("t1", Data(body.utf8))
+        let port = try #require(status.inputs.first { $0.id == "sfu" }?.rtp?.audioPort)
+        #expect((20000...20999).contains(port))
+        let plans = fixture.launcher.workers[0].commands.compactMap { command -> ResolvedTask? in
+            if case .update(let plan) = command { return plan } else { return nil }
+        }
+        guard case .rtpSDP(let sdp, _)? = plans.last?.inputs.last?.source else { Issue.record("\(plans)"); return }
+        #expect(sdp.contains("m=audio \(port) "))
+        // The store keeps the request for ports, so another node allocates its own.
+        #expect(try await fixture.store.task("t1")?.document.contains("allocate") == true)
+    }
+
+    @Test func anUpdateRefusedByItsRulesChangesNothing() async throws {
+        let fixture = try await Self.fixture()
+        try await Self.start(fixture)
+        await #expect(throws: ServiceError(.invalidUpdate, message: "encoder cannot be changed while a task runs", path: "encoder")) {
+            _ = try await fixture.registry.update("t1", Data(#"{"encoder": {"video": {"width": 320, "height": 240}}}"#.utf8))
+        }
+        await #expect(throws: ServiceError(.invalidUpdate, message: "sequence must be an integer", path: "sequence")) {
+            _ = try await fixture.registry.update("t1", Data(#"{"sequence": 1.5}"#.utf8))
+        }
+        #expect(fixture.launcher.workers[0].commands.filter { if case .update = $0 { true } else { false } }.isEmpty)
     }
 
     @Test func aDeleteEndsTheWorkerProperlyAndTheTaskStaysStopped() async throws {

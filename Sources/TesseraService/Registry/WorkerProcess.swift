@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import TesseraWorkerProtocol
 
 /// One running `tessera worker` process and its pipes, read and written on an event loop (no
@@ -63,29 +64,31 @@ final class WorkerProcess: @unchecked Sendable {
 
 /// Calls `onExit` once both the process has ended and its output has been read to the end, so
 /// the worker's last event (its final status) is always handled before its exit.
-private final class ExitJoin: @unchecked Sendable {
-    private let lock = NSLock()
-    private var status: (Int32, Bool)?
-    private var drained = false
-    private var called = false
+private final class ExitJoin: Sendable {
+    private struct State {
+        var status: (Int32, Bool)?
+        var drained = false
+        var called = false
+    }
+    private let state = Mutex(State())
     private let onExit: @Sendable (Int32, Bool) -> Void
 
     init(_ onExit: @escaping @Sendable (Int32, Bool) -> Void) { self.onExit = onExit }
 
     func processEnded(status: Int32, signalled: Bool) {
-        lock.withLock { self.status = (status, signalled) }
+        state.withLock { $0.status = (status, signalled) }
         fireIfDone()
     }
 
     func outputEnded() {
-        lock.withLock { drained = true }
+        state.withLock { $0.drained = true }
         fireIfDone()
     }
 
     private func fireIfDone() {
-        let ready: (Int32, Bool)? = lock.withLock {
-            guard let status, drained, !called else { return nil }
-            called = true
+        let ready: (Int32, Bool)? = state.withLock { state in
+            guard let status = state.status, state.drained, !state.called else { return nil }
+            state.called = true
             return status
         }
         if let (status, signalled) = ready { onExit(status, signalled) }
