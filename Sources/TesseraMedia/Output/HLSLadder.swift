@@ -107,20 +107,16 @@ final class HLSLadder {
         masterInterrupt.cancel()
     }
 
-    /// One state for the output: the least healthy variant's, with their bytes and reconnects
-    /// summed and the first error any of them has.
-    var snapshot: Publisher.Snapshot {
-        let snapshots = variants.map { variant -> Publisher.Snapshot in
-            switch variant {
-            case .live(let publisher): return publisher.snapshot
-            case .offline: return Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0, droppedPackets: 0, lastError: nil)
-            }
+    /// One state for the output, from any thread: the variants' together
+    /// (`Publisher.Snapshot.combined`); a variant written in step reads `live`.
+    var statusSource: @Sendable () -> Publisher.Snapshot {
+        let publishers = variants.map { variant -> Publisher? in
+            if case .live(let publisher) = variant { return publisher }
+            return nil
         }
-        let rank: [Publisher.State] = [.failed, .reconnecting, .connecting, .paused, .live, .finished]
-        let state = rank.first { state in snapshots.contains { $0.state == state } } ?? .live
-        return Publisher.Snapshot(state: state, bytes: snapshots.reduce(0) { $0 + $1.bytes },
-                                  reconnects: snapshots.reduce(0) { $0 + $1.reconnects },
-                                  droppedPackets: snapshots.reduce(0) { $0 + $1.droppedPackets },
-                                  lastError: snapshots.lazy.compactMap(\.lastError).first)
+        return {
+            Publisher.Snapshot.combined(publishers.map { $0?.snapshot ?? Publisher.Snapshot(state: .live, bytes: 0, reconnects: 0,
+                                                                                             droppedPackets: 0, lastError: nil) })
+        }
     }
 }

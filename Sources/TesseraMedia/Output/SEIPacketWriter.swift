@@ -1,28 +1,22 @@
 import CFFmpeg
 import TesseraComposition
 
-/// Puts SEI messages into the encoded video: the messages meant for output frame N go, as one SEI
-/// NAL unit, before the first slice of the packet whose pts is N (the encoder's time base is
-/// 1/fps). Keyed by pts because the encoder hands packets back frames later (lookahead).
+/// Puts SEI messages into one encode's video: the messages meant for its frame N (`SEISchedule`)
+/// go, as one SEI NAL unit, before the first slice of the packet whose pts is N (the encoder's
+/// time base is 1/fps).
 ///
 /// Threads: the output thread only.
 final class SEIPacketWriter {
-    private var scheduled: [Int64: [SEIMessage]] = [:]
+    private var schedule = SEISchedule()
 
     /// Messages for the picture sent to the encoder with pts `frameIndex`.
     func schedule(_ messages: [SEIMessage], frameIndex: Int64) {
-        guard !messages.isEmpty else { return }
-        // A rendition at a lower rate gets the messages of the frames it skips on its next one:
-        // a message repeated on those frames (an injection's `repeat`) goes in once.
-        let already = scheduled[frameIndex] ?? []
-        scheduled[frameIndex] = already + messages.filter { !already.contains($0) }
-        // Packets come back in order: anything far behind belongs to a frame the encoder dropped.
-        if scheduled.count > 512 { scheduled = scheduled.filter { $0.key > frameIndex - 256 } }
+        schedule.schedule(messages, frame: frameIndex)
     }
 
     /// `packet`, or a copy of it with its frame's SEI in front of its first slice.
     func apply(to packet: Packet) throws -> Packet {
-        guard !scheduled.isEmpty, let messages = scheduled.removeValue(forKey: packet.pointer.pointee.pts),
+        guard !schedule.isEmpty, let messages = schedule.take(frame: packet.pointer.pointee.pts),
               let data = packet.pointer.pointee.data, packet.pointer.pointee.size > 0 else { return packet }
         let bytes = H264NALUnits.inserting(SEICodec.nal(messages),
                                            into: UnsafeRawBufferPointer(start: data, count: Int(packet.pointer.pointee.size)))
