@@ -54,7 +54,6 @@ struct APIError: Error, Sendable, CustomStringConvertible {
         case .internalError: 500
         case .peerError: 502
         case .shuttingDown, .storeUnavailable, .nodeUnavailable: 503
-        case .relayed(_, let httpStatus): httpStatus
         }
     }
 

@@ -4,9 +4,12 @@ import TesseraService
 import TesseraStore
 
 /// `GET /v1/nodes`: the cluster as the task store sees it, for operators (the console's cluster
-/// view). Each task's own status names its node; this adds the nodes that run nothing.
+/// view), read through `TaskService`. Each task's own status names its node; this adds the nodes
+/// that run nothing.
 struct ClusterController<Context: RequestContext>: Sendable {
-    let support: APISupport
+    let service: any TaskService
+    /// This node's id, marked in the list.
+    let nodeId: String?
 
     var routes: [APIRoute<Context>] {
         [APIRoute(.get, "/v1/nodes", nodes)]
@@ -32,18 +35,12 @@ struct ClusterController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func nodes(_ request: Request, context: Context) async throws -> Response {
-        guard let store = support.store else { return try Responses.json(NodeList(nodes: [])) }
-        let found: [NodeInfo]
-        do {
-            found = try await store.nodes()
-        } catch {
-            throw ServiceError.storeUnavailable(error)
-        }
+        let found = try await service.nodes()
         let formatter = ISO8601DateFormatter()
         let nodes = found.sorted { $0.nodeId < $1.nodeId }.map { node in
             Node(nodeId: node.nodeId, state: !node.alive ? "lost" : node.draining ? "draining" : "ready",
                  maxTasks: node.capacity, running: node.running, advertiseUrl: node.advertiseURL,
-                 heartbeatAt: formatter.string(from: node.heartbeatAt), this: node.nodeId == support.nodeId)
+                 heartbeatAt: formatter.string(from: node.heartbeatAt), this: node.nodeId == nodeId)
         }
         return try Responses.json(NodeList(nodes: nodes))
     }

@@ -1,33 +1,58 @@
 import Foundation
+import Synchronization
 import Testing
 import TesseraService
 import TesseraStore
 import TesseraWorkerProtocol
 
-/// Two nodes in-process on one temporary SQLite store, with scripted workers and a peer client
-/// the test controls: a lost node's task moves only when its lease is out *and* it is silent at
-/// its URL, and a placement goes where the store says there is room — in a second or two, with
-/// no process, no network and no FFmpeg.
+/// Nodes in-process on one temporary SQLite store, with scripted workers, a peer client the test
+/// controls and a manual clock: a lost node's task moves only when its lease is out *and* it is
+/// silent at its URL, a placement goes where the store says there is room and passes over nodes
+/// that are full, and a drain hands tasks over — with no process, no network, no FFmpeg and no
+/// wait on the wall clock.
 @Suite struct ClusterServiceTests {
-    /// Answers `/readyz` for the node URLs the test marks alive; every other request fails as an
-    /// unreachable node's would.
-    final class ScriptedPeers: PeerClient, @unchecked Sendable {
-        private let lock = NSLock()
-        private var alive: Set<String> = []
-        private(set) var probes = 0
+    /// Answers probes for the node URLs the test marks alive, and a `POST` of a task with what the
+    /// test says; every other request finds the node unreachable.
+    final class ScriptedPeers: PeerClient {
+        private struct State {
+            var alive: Set<String> = []
+            var probes = 0
+            var creations: [String: PeerOutcome<TaskStatus>] = [:]
+            var created: [String] = []
+        }
+        private let state = Mutex(State())
 
         func set(_ url: String, answering: Bool) {
-            lock.withLock { if answering { alive.insert(url) } else { alive.remove(url) } }
+            state.withLock { if answering { $0.alive.insert(url) } else { $0.alive.remove(url) } }
+        }
+        func set(_ url: String, creating outcome: PeerOutcome<TaskStatus>) { state.withLock { $0.creations[url] = outcome } }
+        var probes: Int { state.withLock { $0.probes } }
+        /// The nodes asked to create a task, in order.
+        var created: [String] { state.withLock { $0.created } }
+
+        func probe(_ node: String, timeoutSeconds: Double) async -> PeerProbe {
+            state.withLock { state in
+                state.probes += 1
+                return state.alive.contains(node) ? .answered(seesStore: true) : .silent
+            }
         }
 
-        func send(_ request: PeerRequest, to baseURL: String) async throws -> PeerResponse {
-            let answers = lock.withLock { () -> Bool in
-                if request.path == "/readyz" { probes += 1 }
-                return alive.contains(baseURL)
+        func create(document: Data, on node: String) async -> PeerOutcome<TaskStatus> {
+            state.withLock { state in
+                state.created.append(node)
+                return state.creations[node] ?? .unavailable("scripted: unreachable")
             }
-            guard answers, request.path == "/readyz" else { throw URLError(.cannotConnectToHost) }
-            return PeerResponse(status: 200, body: Data(#"{"status": "ready", "store": "reachable"}"#.utf8))
         }
+
+        private static let unreachable = "scripted: unreachable"
+        func status(of taskId: String, on node: String, timeoutSeconds: Double?) async -> PeerOutcome<TaskStatus> { .unavailable(Self.unreachable) }
+        func update(_ taskId: String, body: Data, on node: String) async -> PeerOutcome<TaskStatus> { .unavailable(Self.unreachable) }
+        func stop(_ taskId: String, on node: String) async -> PeerOutcome<TaskStatus> { .unavailable(Self.unreachable) }
+        func snapshot(of taskId: String, on node: String, timeoutSeconds: Double?) async -> PeerOutcome<Data> { .unavailable(Self.unreachable) }
+        func injectSEI(into taskId: String, body: Data, on node: String, timeoutSeconds: Double?) async -> PeerOutcome<SEIAccepted> {
+            .unavailable(Self.unreachable)
+        }
+        func tasks(on node: String, timeoutSeconds: Double) async -> PeerOutcome<[TaskStatus]> { .unavailable(Self.unreachable) }
     }
 
     struct Node {
@@ -37,56 +62,79 @@ import TesseraWorkerProtocol
         let id: String
     }
 
-    static let timeout = 0.6
+    struct Cluster {
+        let store: SQLiteTaskStore
+        let peers = ScriptedPeers()
+        let clock = ManualClock()
+        let directory: URL
+    }
 
-    static func node(_ id: String, store: SQLiteTaskStore, peers: ScriptedPeers, directory: URL) -> Node {
+    /// Seconds of the manual clock; the store's leases, on the wall clock, outlast any test.
+    static let timeout = 30.0
+    static let interval = 1.0
+
+    static func cluster() async throws -> Cluster {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let store = try SQLiteTaskStore(path: directory.appendingPathComponent("tasks.sqlite").path)
+        try await store.prepare()
+        return Cluster(store: store, directory: directory)
+    }
+
+    static func node(_ id: String, in cluster: Cluster, capacity: Int = 4) -> Node {
         let launcher = ScriptedWorkerLauncher()
         var configuration = RegistryConfiguration(
-            mediaRoot: directory.path, outputDirectory: directory.path, maxTasks: 4, workerExecutable: "/nonexistent",
+            mediaRoot: cluster.directory.path, outputDirectory: cluster.directory.path, maxTasks: 4, workerExecutable: "/nonexistent",
             logLevel: "error", udpPorts: UDPPortChecker(firstBusy: { _, _ in nil }, isLocalAddress: { _ in true }),
             maxWorkerRestarts: 2, workerHangSeconds: 15, outputGiveUpSeconds: 60,
             rtpPortRange: 20000...20999, rtpAnnounceAddress: "127.0.0.1")
         configuration.workerLauncher = launcher
         configuration.nodeId = id
-        let registry = TaskRegistry(configuration: configuration, store: store)
-        let cluster = ClusterService(
-            registry: registry, store: store, peers: peers,
+        let registry = TaskRegistry(configuration: configuration, store: cluster.store)
+        let service = ClusterService(
+            registry: registry, store: cluster.store, peers: cluster.peers,
             cluster: ClusterConfiguration(nodeId: id, advertiseURL: "http://\(id).test:8080", nodeTimeoutSeconds: timeout,
-                                          capacity: 4, shared: true, reconcileIntervalSeconds: 0.05))
-        return Node(cluster: cluster, launcher: launcher, id: id)
+                                          capacity: capacity, shared: true, reconcileIntervalSeconds: interval),
+            clock: cluster.clock)
+        return Node(cluster: service, launcher: launcher, id: id)
     }
 
-    /// Node b runs t1 and then stops heartbeating (as a node that died or froze would).
-    static func twoNodesWithATaskOnB() async throws -> (a: Node, b: Node, peers: ScriptedPeers) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cluster-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try SQLiteTaskStore(path: directory.appendingPathComponent("tasks.sqlite").path)
-        try await store.prepare()
-        let peers = ScriptedPeers()
-        let b = node("b", store: store, peers: peers, directory: directory)
-        let a = node("a", store: store, peers: peers, directory: directory)
+    /// A node only the store knows of (its heartbeat), which the scripted peers play.
+    static func remote(_ id: String, capacity: Int, running: Int = 0, alive: Bool = true, in cluster: Cluster) async throws {
+        try await cluster.store.heartbeat(NodeHeartbeat(nodeId: id, advertiseURL: "http://\(id).test:8080", capacity: capacity,
+                                                        running: running, draining: false, leaseSeconds: alive ? timeout : 0))
+    }
+
+    /// Node b runs t1 and then stops heartbeating (as a node that died or froze would): its lease
+    /// in the store is out.
+    static func twoNodesWithATaskOnB() async throws -> (a: Node, b: Node, cluster: Cluster) {
+        let cluster = try await cluster()
+        let b = node("b", in: cluster)
+        let a = node("a", in: cluster)
         await b.cluster.reconcile()
         _ = try await b.cluster.create(Data(TaskRegistryTests.document.utf8))
         try await TaskRegistryTests.until { await b.cluster.registry.localStatus("t1")?.state == .running }
         #expect(b.launcher.workers.count == 1)
         await a.cluster.reconcile()
-        return (a, b, peers)
+        try await remote("b", capacity: 4, running: 1, alive: false, in: cluster)
+        return (a, b, cluster)
     }
 
-    /// Runs node a's control loop (reconcile and liveness probes) for `seconds`.
-    static func runLoop(_ node: Node, seconds: Double, until done: @Sendable () async -> Bool = { false }) async throws {
-        let end = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < end {
+    /// Runs node a's control loop (reconcile and liveness probes) for `rounds` intervals of the
+    /// manual clock, or until `done`.
+    static func runLoop(_ node: Node, _ cluster: Cluster, rounds: Int, until done: @Sendable () async -> Bool = { false }) async {
+        for _ in 0..<rounds {
+            cluster.clock.advance(by: .seconds(interval))
             await node.cluster.reconcile()
             await node.cluster.checkLiveness()
             if await done() { return }
-            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
     @Test func aNodeSilentInTheStoreAndAtItsURLLosesItsTask() async throws {
-        let (a, _, _) = try await Self.twoNodesWithATaskOnB()
-        try await Self.runLoop(a, seconds: 6) { a.launcher.workers.count == 1 }
+        let (a, _, cluster) = try await Self.twoNodesWithATaskOnB()
+        await Self.runLoop(a, cluster, rounds: 40) { await a.cluster.registry.localStatus("t1") != nil }
+        try await TaskRegistryTests.until { a.launcher.workers.count == 1 }
         #expect(a.launcher.workers.count == 1, "node a never took the lost node's task")
         let status = try await a.cluster.status("t1")
         #expect(status.node == "a")
@@ -94,16 +142,17 @@ import TesseraWorkerProtocol
     }
 
     @Test func aNodeThatStillAnswersAtItsURLKeepsItsTask() async throws {
-        let (a, b, peers) = try await Self.twoNodesWithATaskOnB()
+        let (a, b, cluster) = try await Self.twoNodesWithATaskOnB()
         // b's heartbeats stop (cut off from the store), but b answers its peers: it may still run
-        // t1, so moving it would run it twice.
-        peers.set(b.url, answering: true)
-        try await Self.runLoop(a, seconds: Self.timeout * 5)
+        // t1, so moving it would run it twice — for twice the silence a claim needs.
+        cluster.peers.set(b.url, answering: true)
+        await Self.runLoop(a, cluster, rounds: 40)
         #expect(a.launcher.workers.isEmpty, "node a started a task its owner still answers for")
-        #expect(peers.probes > 0, "node a never asked b")
+        #expect(cluster.peers.probes > 0, "node a never asked b")
         // Once b stops answering too, the task moves.
-        peers.set(b.url, answering: false)
-        try await Self.runLoop(a, seconds: 6) { a.launcher.workers.count == 1 }
+        cluster.peers.set(b.url, answering: false)
+        await Self.runLoop(a, cluster, rounds: 40) { await a.cluster.registry.localStatus("t1") != nil }
+        try await TaskRegistryTests.until { a.launcher.workers.count == 1 }
         #expect(a.launcher.workers.count == 1)
     }
 
@@ -120,5 +169,78 @@ import TesseraWorkerProtocol
             #expect(error.kind == .taskExists)
         }
         #expect(b.launcher.workers.count == 1)
+    }
+
+    @Test func aNewTaskGoesToTheNodeWithMostRoomAndItsAnswerIsTheAnswer() async throws {
+        let cluster = try await Self.cluster()
+        let a = Self.node("a", in: cluster)
+        await a.cluster.reconcile()
+        try await Self.remote("c", capacity: 10, in: cluster)
+        var placed = TaskStatus(taskId: "t1", state: .starting, startedAt: "2026-01-01T00:00:00Z")
+        placed.node = "c"
+        cluster.peers.set("http://c.test:8080", creating: .accepted(placed))
+        let status = try await a.cluster.create(Data(TaskRegistryTests.document.utf8))
+        #expect(status == placed)
+        #expect(cluster.peers.created == ["http://c.test:8080"])
+        #expect(a.launcher.workers.isEmpty)
+    }
+
+    @Test func aFullOrUnreachableNodeIsPassedOverAndARefusalIsTheAnswer() async throws {
+        let cluster = try await Self.cluster()
+        let a = Self.node("a", in: cluster)
+        await a.cluster.reconcile()
+        try await Self.remote("c", capacity: 10, in: cluster)
+        try await Self.remote("d", capacity: 9, in: cluster)
+        cluster.peers.set("http://c.test:8080", creating: .full(.tooManyTasks(limit: 10)))
+        // d is unreachable: a takes the task itself.
+        let status = try await a.cluster.create(Data(TaskRegistryTests.document.utf8))
+        #expect(status.taskId == "t1")
+        #expect(cluster.peers.created == ["http://c.test:8080", "http://d.test:8080"])
+        try await TaskRegistryTests.until { a.launcher.workers.count == 1 }
+
+        let refusal = ServiceError(.invalidTask, message: "inputs[0].url: no such file", path: "inputs[0].url")
+        cluster.peers.set("http://c.test:8080", creating: .refused(refusal))
+        let second = TaskRegistryTests.document.replacingOccurrences(of: "\"t1\"", with: "\"t2\"")
+        do {
+            _ = try await a.cluster.create(Data(second.utf8))
+            Issue.record("a node's refusal was not the answer")
+        } catch let error as ServiceError {
+            #expect(error == refusal)
+        }
+    }
+
+    @Test func aNodeLowOnDiskIsPassedOverAndSaidWhenNoneHasRoom() async throws {
+        let cluster = try await Self.cluster()
+        // a has no room of its own (capacity 0).
+        let a = Self.node("a", in: cluster, capacity: 0)
+        await a.cluster.reconcile()
+        try await Self.remote("c", capacity: 10, in: cluster)
+        let disk = ServiceError(.insufficientStorage, message: "the output directory has 10 bytes free")
+        cluster.peers.set("http://c.test:8080", creating: .full(disk))
+        await #expect(throws: disk) { _ = try await a.cluster.create(Data(TaskRegistryTests.document.utf8)) }
+    }
+
+    @Test func aDrainHandsEachTaskToTheNodePlacementPicks() async throws {
+        let cluster = try await Self.cluster()
+        let a = Self.node("a", in: cluster)
+        await a.cluster.reconcile()
+        _ = try await a.cluster.create(Data(TaskRegistryTests.document.utf8))
+        try await TaskRegistryTests.until { await a.cluster.registry.localStatus("t1")?.state == .running }
+        try await Self.remote("c", capacity: 4, in: cluster)
+        await a.cluster.shutdown(deadlineSeconds: 5)
+        let record = try await cluster.store.task("t1")
+        #expect(record?.node == "c")
+        #expect(record?.desired == .running)
+        #expect(await !a.cluster.isReady())
+    }
+
+    @Test func theNodesComeFromTheStore() async throws {
+        let cluster = try await Self.cluster()
+        let a = Self.node("a", in: cluster)
+        await a.cluster.reconcile()
+        try await Self.remote("c", capacity: 10, alive: false, in: cluster)
+        let nodes = try await a.cluster.nodes().sorted { $0.nodeId < $1.nodeId }
+        #expect(nodes.map(\.nodeId) == ["a", "c"])
+        #expect(nodes.map(\.alive) == [true, false])
     }
 }

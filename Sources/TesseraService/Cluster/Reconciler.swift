@@ -3,7 +3,8 @@ import TesseraStore
 
 /// One round of a node's control loop as a pure function: from what the task store says (this
 /// node's tasks, the orphaned ones, the nodes) and what runs here, the actions that make them
-/// agree. No I/O: `ClusterService` fetches the inputs and performs the actions.
+/// agree; and on a drain, where each of its tasks goes. No I/O: `ClusterService` fetches the
+/// inputs and performs the actions.
 public enum Reconciler {
     public struct Input: Sendable {
         public var nodeId: String
@@ -85,5 +86,31 @@ public enum Reconciler {
             actions.append(.claim(record, note: note))
         }
         return actions
+    }
+
+    /// One task handed over on a drain: stopped here properly, then given to `target`
+    /// (compare-and-set on `generation`).
+    public struct HandOver: Sendable, Equatable {
+        public var taskId: String
+        public var generation: Int64
+        public var target: String
+        public init(taskId: String, generation: Int64, target: String) {
+            self.taskId = taskId; self.generation = generation; self.target = target
+        }
+    }
+
+    /// Drain: each task running here (`local`, by id: its generation) goes to the node placement
+    /// picks among the others, in task id order, as far as they have room; the rest stop here
+    /// and resume on this node's next start.
+    public static func handOver(local: [String: Int64], nodes: [NodeInfo], nodeId: String) -> [HandOver] {
+        let others = nodes.filter { $0.nodeId != nodeId }
+        var pending: [String: Int] = [:]
+        var moves: [HandOver] = []
+        for (taskId, generation) in local.sorted(by: { $0.key < $1.key }) {
+            guard let target = Placement.choose(among: others, pending: pending) else { break }
+            pending[target.nodeId, default: 0] += 1
+            moves.append(HandOver(taskId: taskId, generation: generation, target: target.nodeId))
+        }
+        return moves
     }
 }

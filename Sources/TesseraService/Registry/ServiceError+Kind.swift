@@ -32,9 +32,6 @@ extension ServiceError {
         case peerError
         /// A failure of this server; its log has the details.
         case internalError
-        /// What another node answered a passed-on request with, when it is none of the above (its
-        /// HTTP layer's own refusals): passed back as it came.
-        case relayed(code: String, httpStatus: Int)
 
         /// The API's name of the error (`TaskNotFound`, `StaleSequence`…).
         public var code: String {
@@ -55,7 +52,6 @@ extension ServiceError {
             case .nodeUnavailable: "NodeUnavailable"
             case .peerError: "PeerError"
             case .internalError: "InternalError"
-            case .relayed(let code, _): code
             }
         }
 

@@ -1,3 +1,5 @@
+import TesseraStore
+
 /// Which node a new or orphaned task goes to. Pure and deterministic: every node that looks at the
 /// same `nodes()` answer picks the same node, so two nodes placing at once tend to agree instead of
 /// scattering the load.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraService
 import TesseraStore
 
 struct PlacementTests {
