@@ -20,7 +20,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         require(elements.reduce(0) { $0 + $1.utf8.count } <= xml.utf8.count, "<\(name)> elements longer than the answer")
     }
     require(S3XML.unescape(S3XML.escape(xml)) == xml, "escaped text reads back differently")
-    let etags = xml.split(separator: "\n", omittingEmptySubsequences: false).prefix(20).map(String.init)
+    let etags = xml.split(separator: "\n", omittingEmptySubsequences: false).prefix(4).map(String.init)
     let parts = etags.enumerated().map { S3XML.Part(number: $0.offset + 1, etag: $0.element, size: 0) }
     require(S3XML.parts(S3XML.completion(parts)).items == parts, "a CompleteMultipartUpload body reads back differently")
     return 0
