@@ -3,7 +3,8 @@
 
 Run from the repository root: python3 fuzz/make_corpus.py. Byte vectors are read from the Swift
 tests where they are plain literals (RTCP), text documents from the tests' and examples' files
-(SDP, a=crypto, S3 XML, task JSON); RTP datagrams and the depacketizers' packet scripts are built
+(SDP, a=crypto, S3 XML, task JSON); RTP datagrams, the depacketizers' packet scripts and SEI access units
+are built
 here the way the tests' reference packetizers (Tests/TesseraRTPTests/RTPTestPacketizers.swift)
 build them. The worker_protocol seeds are lines a worker and a server exchange, kept as written
 (fuzz/corpus/worker_protocol/, made from WorkerCommandTests' commands). Seeds are named by
@@ -242,6 +243,32 @@ def receiver_seeds():
     write("rtp_receiver", records(3, [(0, rtp(aac([filler(30, 9)]), pt=101, seq=i, ts=1024 * i, marker=True)) for i in range(3)]))
 
 
+def sei_seeds():
+    """Access units with SEI, in both framings, as fuzz/targets/h264_sei.swift reads them."""
+    def sei(messages):
+        rbsp = b""
+        for payload_type, payload in messages:
+            rbsp += b"\xff" * (payload_type // 255) + bytes([payload_type % 255])
+            rbsp += b"\xff" * (len(payload) // 255) + bytes([len(payload) % 255]) + payload
+        rbsp += b"\x80"
+        out, zeros = bytearray(), 0
+        for byte in rbsp:
+            if zeros >= 2 and byte <= 3:
+                out.append(3)
+                zeros = 0
+            out.append(byte)
+            zeros = zeros + 1 if byte == 0 else 0
+        return b"\x06" + bytes(out)
+
+    uuid = bytes(range(16))
+    unit = sei([(5, uuid + b"room 7\x00\x00\x01"), (4, b"\xb5\x00\x31GA94"), (1, b"\x00" * 300)])
+    nals = [AUD, SPS, PPS, unit, bytes([0x65, 0x88]) + filler(100, 1)]
+    write("h264_sei", b"".join(b"\x00\x00\x00\x01" + n for n in nals))
+    write("h264_sei", b"".join(struct.pack(">I", len(n)) + n for n in nals))
+    write("h264_sei", b"\x00\x00\x01" + sei([(5, bytes([0xDC, 0x45, 0xE9, 0xBD, 0xE6, 0xD9, 0x48, 0xB7, 0x96, 0x2C, 0xD8, 0x20,
+                                                        0xD9, 0x23, 0xEE, 0xEF]) + b"x264 - core 164")]) + b"\x00\x00\x01\x41\x9a")
+
+
 # MARK: - Text documents
 
 def text_seeds():
@@ -302,6 +329,7 @@ if __name__ == "__main__":
     rtcp_seeds()
     depacketizer_seeds()
     receiver_seeds()
+    sei_seeds()
     text_seeds()
     for target in sorted(os.listdir(CORPUS)):
         files = glob.glob(os.path.join(CORPUS, target, "*"))

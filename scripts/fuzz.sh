@@ -28,6 +28,9 @@
 # (lanes, default 2), TESSERA_FUZZ_OPTIMIZE (default -O), TESSERA_FUZZ_FLAGS (more libFuzzer
 # flags, e.g. -dict=…).
 set -uo pipefail
+# A crash is reported by AddressSanitizer and libFuzzer; Swift's own backtracer, reading the
+# crashed process's stack, would only add a false ASan report of its own.
+export SWIFT_BACKTRACE=enable=no
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
