@@ -98,15 +98,18 @@ public struct ParticipantClock: Sendable {
             return drift.local(media)
         }
         let local = drift.local(media)
-        let early = arrivalMicroseconds - local < -maxDriftMicroseconds
-        // Late frames of both streams are a stall the steering stream is about to re-place.
-        let late = arrivalMicroseconds - local > maxDriftMicroseconds && !drift.suspectsLateJump
-        guard !early && !late else {
+        switch InputPlacement.deviation(placed: local, due: arrivalMicroseconds, aheadTolerance: maxDriftMicroseconds,
+                                        behindTolerance: maxDriftMicroseconds) {
+        case .within:
+            return local
+        case .behind where drift.suspectsLateJump:
+            // Late frames of both streams are a stall the steering stream is about to re-place.
+            return local
+        case .ahead, .behind:
             // This stream's RTP clock jumped (or restarted with the same SSRC): start it afresh;
             // its next SR brings it back onto the shared clock.
             return anchor(kind, ssrc: ssrc, timestamp: timestamp, clockRate: clockRate, at: arrivalMicroseconds)
         }
-        return local
     }
 
     public mutating func noteSenderReport(_ report: RTCPSenderReport, kind: RTPMediaKind, arrivalMicroseconds: Int64) {

@@ -8,7 +8,10 @@ import TesseraComposition
 /// being drawn, and the input waits when it is too far ahead (backpressure). In `realtime` pace the
 /// output never waits: it takes what is there.
 ///
-/// Threads: every member is guarded by `condition`; both sides wait and signal on it.
+/// Threads: every member is guarded by `condition`; both sides wait and signal on it. This is the
+/// one lock in the worker that is not a `Mutex`: the input's thread and the output thread block on
+/// each other here (backpressure both ways), which is what a condition variable is for and what a
+/// `Mutex` cannot do.
 final class InputChannel: @unchecked Sendable {
     let audio: InputAudioBuffer
     private let condition = NSCondition()

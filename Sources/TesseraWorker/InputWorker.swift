@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import TesseraComposition
 import TesseraRTP
@@ -12,12 +13,12 @@ import TesseraWorkerProtocol
 /// Offline the input is opened before the task starts (so a bad input fails it by name) and its
 /// own time zero sits at `startAtMs`. Live (pace `realtime`) it is opened on its own thread; each
 /// time media starts flowing (first connection or a reconnect) its time zero is placed `latency`
-/// ahead of the task clock, and reading is paced so it never runs further ahead than that — a
-/// file plays at its native speed, a pull URL as it arrives. A live network input that drops or
-/// fails to open is retried with back-off while it shows as `waiting`.
+/// ahead of the task clock (`InputPlacement`), and reading is paced so it never runs further ahead
+/// than that — a file plays at its native speed, a pull URL as it arrives. A live network input
+/// that drops or fails to open is retried with back-off while it shows as `waiting`.
 ///
 /// Threads: configured on the pipeline's thread, then used by its own thread until `join`;
-/// `status` is read from any thread under `lock`.
+/// what the status reads from other threads is in `shared`.
 final class InputWorker: MediaSink, @unchecked Sendable {
     let input: ResolvedInput
     let channel: InputChannel
@@ -26,7 +27,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// Messages of the picture about to be handed over (the reader calls `sei` just before `picture`).
     var seiOfNextPicture: [SEIMessage] = []
     private let interrupt = InterruptFlag()
-    private let layout: LayoutState
+    let layout: LayoutState
     private let audioSettings: AudioSettings
     /// The output's frame instants (nil for an audio-only task): a picture none of them shows is
     /// not scaled.
@@ -35,38 +36,40 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private let pool = YUVImagePool()
     private let clock: TaskClock?
     /// Told whenever `state` or the orientation changes (the worker then reports at once).
-    private let stateChanged: ChangeSignal
+    let stateChanged: ChangeSignal
     private let open: () throws -> any OpenedInput
     private var initialSource: (any OpenedInput)?
-    /// Set on the input's thread; read under `lock` for the status.
-    private var reader: InputReader?
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
-    /// Where the current connection's time zero lies on the output timeline (µs).
-    private var offsetMicroseconds: Int64
-    private var needsPlacement: Bool
-    /// Since when (task clock, µs) real-time media has come too late to be played; nil while on time.
-    private var lateSinceMicroseconds: Int64?
+    /// Where the current connection's media lands on the output timeline (the input's thread only).
+    private var placement: InputPlacement
     /// False for media that arrives in real time by itself (RTP): holding its thread back would
     /// only delay one stream's packets behind the other's.
     private var paced = true
-    private let lock = NSLock()
-    private var state: InputStatus.State = .waiting
-    private var lastError: String?
-    /// The reader's refusal count last logged.
-    private var loggedRefusals: Int64 = 0
-    private static let logger = Logger(label: "tessera.input")
-    private var decodeErrors = 0
-    /// How the newest picture was turned upright, for the status; nil before the first picture.
-    private var orientation: PictureOrientation?
-    /// The newest picture's display size, for the status's `drawSize`.
-    private var displaySize: PixelSize?
-    /// Whether the open source has a video stream; nil until it is open.
-    private var hasVideoStream: Bool?
-    /// Clock jumps of the reader already logged (under `lock`).
-    private var loggedClockJumps: Int64 = 0
-    /// When (task clock, µs) the first picture handed to the output is due; nil before it.
-    private var firstPictureAt: Int64?
+
+    /// What the input's thread tells the status, read from any thread.
+    struct Shared {
+        /// The reader of the open connection; nil while none is open.
+        var reader: ReaderHandle?
+        var state: InputStatus.State = .waiting
+        var lastError: String?
+        /// The reader's refusal count last logged.
+        var loggedRefusals: Int64 = 0
+        var decodeErrors = 0
+        /// How the newest picture was turned upright, for the status; nil before the first picture.
+        var orientation: PictureOrientation?
+        /// The newest picture's display size, for the status's `drawSize`.
+        var displaySize: PixelSize?
+        /// Whether the open source has a video stream; nil until it is open.
+        var hasVideoStream: Bool?
+        /// Clock jumps of the reader already logged.
+        var loggedClockJumps: Int64 = 0
+        /// When (task clock, µs) the first picture handed to the output is due; nil before it.
+        var firstPictureAt: Int64?
+    }
+
+    let shared = Mutex(Shared())
+    static let logger = Logger(label: "tessera.input")
 
     /// How far ahead of the output a live input is placed (room for network jitter) and how a
     /// paced one is read in batches.
@@ -87,8 +90,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         initialSource = source
         let interrupt = self.interrupt
         self.open = { try open(interrupt) }
-        offsetMicroseconds = input.startAtMicroseconds
-        needsPlacement = clock != nil
+        placement = InputPlacement(startAtMicroseconds: input.startAtMicroseconds, live: clock != nil)
         if let source { configure(for: source) }
     }
 
@@ -100,7 +102,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
             // What the input holds open (RTP ports, a connection) goes with its thread, not with
             // this object, which the pipeline may keep a little longer.
             initialSource = nil
-            lock.withLock { reader = nil }
+            shared.withLock { $0.reader = nil }
             finished.signal()
         }
         thread.name = "tessera-input-\(input.id)"
@@ -122,41 +124,6 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         finished.signal()
     }
 
-    var status: InputStatus {
-        let counters = channel.counters
-        let reader: InputReader? = lock.withLock { self.reader }
-        let packets = reader?.packetCounters
-        let reception = reader?.receptionStatus
-        if let packets { logClockJumps(packets) }
-        var status = lock.withLock {
-            InputStatus(id: input.id, state: state, frames: counters.pictures,
-                        drops: counters.dropped + Int64(decodeErrors), lastError: lastError, packets: packets,
-                        rotation: orientation?.rotationDegrees, flip: orientation?.mirrored == true ? true : nil)
-        }
-        if case .rtpSDP = input.source { status.ready = reader != nil }
-        if let reception {
-            status.rtcp = reception.rtcp
-            status.videoState = reception.videoState
-            status.audioState = reception.audioState
-            if status.lastError == nil, let refusal = reception.refusal {
-                status.lastError = refusal
-                noteRefusal(refusal, count: reception.refusalCount)
-            }
-        }
-        status.drawSize = layout.largestDrawSize(inputID: input.id, displaySize: lock.withLock { displaySize })
-        return status
-    }
-
-    /// Logs a refused packet's reason the first time it is seen (the reader counts every one).
-    private func noteRefusal(_ text: String, count: Int64) {
-        let isNew = lock.withLock { () -> Bool in
-            guard count != loggedRefusals else { return false }
-            loggedRefusals = count
-            return true
-        }
-        if isNew { Self.logger.warning("input \(input.id): \(text)") }
-    }
-
     /// Whether this input is `live` now (media within the silence timeout).
     func refreshLiveness(now: Int64, silenceMicroseconds: Int64) -> Bool {
         let receiving = channel.isReceiving(now: now, timeout: silenceMicroseconds)
@@ -172,14 +139,14 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// on the output timeline (nil: none yet), and whether one may still come (false once its
     /// source is open without a video stream).
     var firstPicture: (at: Int64?, mayCome: Bool) {
-        lock.withLock { (firstPictureAt, hasVideoStream != false) }
+        shared.withLock { ($0.firstPictureAt, $0.hasVideoStream != false) }
     }
 
     /// An audio-only participant taking part at output time `time` (µs): its source has no video
     /// stream, and it is live (offline: `time` lies between its start and the end of its audio).
     /// `layout.audioOnlySlots` gives it a slot.
     func isAudioOnly(at time: Int64) -> Bool {
-        let (hasVideo, live) = lock.withLock { (hasVideoStream, state == .live) }
+        let (hasVideo, live) = shared.withLock { ($0.hasVideoStream, $0.state == .live) }
         guard hasVideo == false else { return false }
         if isLive { return live }
         let end = channel.endState
@@ -189,7 +156,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     // MARK: Thread bodies
 
     private func runOffline() {
-        guard let reader = lock.withLock({ reader }) else { return }
+        guard let reader = shared.withLock({ $0.reader })?.reader else { return }
         do {
             try reader.run(into: self)
             channel.finishVideo()
@@ -209,11 +176,14 @@ final class InputWorker: MediaSink, @unchecked Sendable {
                 initialSource = nil
                 configure(for: source)
                 channel.reopen()
-                needsPlacement = true
+                placement.connected(arrivesInRealTime: source.arrivesInRealTime)
                 backoff = 0.5
-                let reader = lock.withLock { self.reader! }
+                guard let reader = shared.withLock({ $0.reader })?.reader else { break }
                 // The reader goes with its run: a reopen must find the old sockets closed.
-                defer { lock.withLock { decodeErrors += reader.decodeErrors; self.reader = nil } }
+                defer {
+                    let errors = reader.decodeErrors
+                    shared.withLock { $0.decodeErrors += errors; $0.reader = nil }
+                }
                 try reader.run(into: self)
             } catch {
                 if channel.isCancelled { break }
@@ -237,26 +207,27 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     private func configure(for source: any OpenedInput) {
         let reader = source.makeReader(loop: input.loop, outputSampleRate: audioSettings.sampleRate,
                                        outputChannels: audioSettings.channels, pool: pool)
-        lock.withLock { self.reader = reader }
+        let handle = ReaderHandle(reader)
+        let hasVideo = source.description.hasVideo
+        shared.withLock { $0.reader = handle; $0.hasVideoStream = hasVideo }
         // Bound RTP ports make the input `ready`: said at once, a `POST` waits for it.
         if source.arrivesInRealTime { stateChanged.notify() }
         paced = !source.arrivesInRealTime
-        lock.withLock { hasVideoStream = source.description.hasVideo }
         if !source.description.hasVideo { channel.finishVideo() }
         if !source.description.hasAudio { channel.finishAudio() }
     }
 
     private func setState(_ new: InputStatus.State, error: String? = nil) {
-        if let error { lock.withLock { lastError = error } }
+        if let error { shared.withLock { $0.lastError = error } }
         changeState { $0 = new }
     }
 
     /// Changes `state` under the lock; a change is signalled.
     private func changeState(_ change: (inout InputStatus.State) -> Void) {
-        let changed = lock.withLock { () -> Bool in
-            let before = state
-            change(&state)
-            return state != before
+        let changed = shared.withLock { shared -> Bool in
+            let before = shared.state
+            change(&shared.state)
+            return shared.state != before
         }
         if changed { stateChanged.notify() }
     }
@@ -270,9 +241,10 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// takes over before the next frame instant), which is then only counted.
     func picture(_ picture: DecodedPicture) throws -> Bool {
         // A new orientation or size changes the status (rotation, drawSize): push it now.
-        let reshaped = lock.withLock { () -> Bool in
-            defer { orientation = picture.orientation; displaySize = picture.displaySize }
-            return orientation != picture.orientation || displaySize != picture.displaySize
+        let (orientation, displaySize) = (picture.orientation, picture.displaySize)
+        let reshaped = shared.withLock { shared -> Bool in
+            defer { shared.orientation = orientation; shared.displaySize = displaySize }
+            return shared.orientation != orientation || shared.displaySize != displaySize
         }
         if reshaped { stateChanged.notify() }
         let pts = place(picture.ptsMicroseconds)
@@ -292,7 +264,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         // Pushed even when no region draws it (no sizes): the output still learns the input has video.
         let delivered = channel.push(DecodedVideoFrame(ptsMicroseconds: pts, endMicroseconds: end,
                                                        displaySize: picture.displaySize, scaled: scaled))
-        lock.withLock { if firstPictureAt == nil { firstPictureAt = pts } }
+        shared.withLock { if $0.firstPictureAt == nil { $0.firstPictureAt = pts } }
         markLive()
         holdBack(pts)
         return delivered
@@ -308,50 +280,17 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         holdBack(startMicroseconds)
     }
 
-    /// Input time → output timeline. Live, the first media of a connection fixes the offset
-    /// (paced media is then held back by `holdBack`).
-    ///
-    /// Media that arrives by itself (RTP) is placed by whatever came first; if that came late — a
-    /// burst after a stall, as at a start-up or when an SFU forwards a cached keyframe with what
-    /// followed it — everything after would stay that late for the whole call. So media found
-    /// further ahead than the latency allows pulls the input earlier: it runs the latency ahead of
-    /// its earliest media, not its first. Pictures queued under the old placement are dropped (they
-    /// would now come after newer ones); audio overlapping what is buffered is skipped.
+    /// Input time → output timeline (`InputPlacement`). Live, the first media of a connection
+    /// fixes the offset (paced media is then held back by `holdBack`); media arriving by itself
+    /// may move it, and pictures queued under an earlier placement are then dropped.
     private func place(_ inputMicroseconds: Int64) -> Int64 {
-        guard let clock else { return offsetMicroseconds + inputMicroseconds }
-        let earliest = max(input.startAtMicroseconds, clock.nowMicroseconds + latency.inputLatencyMicroseconds)
-        if needsPlacement {
-            needsPlacement = false
-            lateSinceMicroseconds = nil
-            offsetMicroseconds = earliest - inputMicroseconds
-        }
-        var pts = offsetMicroseconds + inputMicroseconds
-        guard !paced else { return pts }
-        if pts - earliest > Self.placementSlackMicroseconds {
-            offsetMicroseconds -= pts - earliest
-            pts = earliest
-            channel.discardQueuedPictures(from: pts)
-        }
-        // Media the output has already passed is never heard nor seen; if it stays that late (its
-        // sender's mapping moved it back, or a pull earlier was undone), pushed later again, or
-        // the participant would stay silent for the rest of the call. Not for one late frame:
-        // that is jitter, and pushing it would add delay for good.
-        if pts < clock.nowMicroseconds {
-            let since = lateSinceMicroseconds ?? clock.nowMicroseconds
-            lateSinceMicroseconds = since
-            if clock.nowMicroseconds - since >= Self.lateReplacementMicroseconds {
-                offsetMicroseconds += earliest - pts
-                pts = earliest
-                lateSinceMicroseconds = nil
-            }
-        } else {
-            lateSinceMicroseconds = nil
-        }
-        return pts
+        guard let clock else { return placement.offsetMicroseconds + inputMicroseconds }
+        let now = clock.nowMicroseconds
+        let earliest = max(input.startAtMicroseconds, now + latency.inputLatencyMicroseconds)
+        let placed = placement.place(inputMicroseconds, earliest: earliest, now: now)
+        if placed.move == .pulledEarlier { channel.discardQueuedPictures(from: placed.pts) }
+        return placed.pts
     }
-
-    /// How long real-time media may stay behind the output before it is placed ahead again.
-    static let lateReplacementMicroseconds: Int64 = 300_000
 
     /// Paced media (files, pull URLs) is read in batches: media placed at `pts` more than
     /// `pacedWakeLeadMicroseconds + readBatchMicroseconds` ahead of the output sleeps until it is
@@ -362,24 +301,6 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         if pts - clock.nowMicroseconds > wakeLead + latency.readBatchMicroseconds {
             clock.sleep(until: pts - wakeLead, unless: interrupt)
         }
-    }
-
-    /// How far ahead of its latency real-time media may run before the input is pulled earlier:
-    /// more than the jitter of a steady stream, so a steady stream is never moved.
-    static let placementSlackMicroseconds: Int64 = 30_000
-
-    /// The reader re-places a participant whose sender stalled or whose clock stepped; the status
-    /// counts it, the log says when (the status is read about once a second).
-    private func logClockJumps(_ packets: PacketCounters) {
-        let new = lock.withLock { () -> Int64 in
-            // A reader of a new connection counts from 0 again.
-            if packets.clockJumps < loggedClockJumps { loggedClockJumps = 0 }
-            defer { loggedClockJumps = packets.clockJumps }
-            return packets.clockJumps - loggedClockJumps
-        }
-        guard new > 0 else { return }
-        Self.logger.notice(
-            "input \(input.id): sender clock or path jumped, re-placed (\(packets.clockJumps) so far, drift \(String(format: "%.0f", packets.clockDriftPpm)) ppm)")
     }
 
     private func markLive() {

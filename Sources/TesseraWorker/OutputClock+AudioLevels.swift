@@ -9,6 +9,6 @@ extension OutputClock {
         }
         audioLevels.keep(only: ids)
         let snapshot = audioLevels.snapshot
-        pipeline.updateStats { $0.audioLevels = snapshot }
+        control.updateStats { $0.audioLevels = snapshot }
     }
 }

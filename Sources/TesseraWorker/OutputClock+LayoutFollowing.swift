@@ -13,7 +13,7 @@ extension OutputClock {
         }
         guard let change = follower.follow(hasVideo: hasVideo, audioOnly: audioOnly, levels: speakerLevels(), at: time)
         else { return }
-        pipeline.layoutState.replace(with: change.layout, inputIDs: workers.map(\.input.id), standby: change.standby)
+        layoutState.replace(with: change.layout, inputIDs: workers.map(\.input.id), standby: change.standby)
     }
 
     /// Old input index → new index for the inputs an update kept (matched by id).

@@ -9,11 +9,11 @@ extension OutputClock {
         // The picture drawn at `clockTime` is the latest not after it (within the container tolerance).
         let shown = clockTime + InputChannel.timestampToleranceMicroseconds
         for worker in workers { messages += worker.seiQueue.take(upTo: shown) }
-        messages += pipeline.injectedSEI.takeForNextFrame()
+        messages += control.injectedSEI.takeForNextFrame()
         if let settings = task.sei, let interval = settings.volumeIntervalMilliseconds,
            volumeSEISchedule.isDue(atMilliseconds: time / 1000, intervalMilliseconds: interval) {
             messages.append(LayoutVolumeSEI.message(timeMilliseconds: time / 1000, settings: settings,
-                                                    layout: pipeline.layoutState.layout, inputIDs: task.inputs.map(\.id),
+                                                    layout: layoutState.layout, inputIDs: task.inputs.map(\.id),
                                                     levels: audioLevels.snapshot))
         }
         return messages

@@ -9,9 +9,13 @@ import TesseraMedia
 /// the same instant so sound and picture stay together. Offline it waits for the inputs; live it
 /// waits for the wall clock and never for an input, and applies updates between frames.
 final class OutputClock {
-    let pipeline: MixPipeline
-    private let outputs: OutputSet
+    /// Shared with the control side: stop and update requests in, counters and status out.
+    let control: MixControl
+    /// Makes the workers of inputs an update adds.
+    private let inputs: InputWorkerFactory
+    private let outputs: any MixOutputs
     private let pictures: PictureSource
+    private let retirement: Retirement
     private let compositor = Compositor()
     let mixer: AudioMixer
     private let expectedSeconds: Double?
@@ -36,13 +40,16 @@ final class OutputClock {
     /// Task-clock time (µs) since when no input has been live (for `idleTimeoutSeconds`).
     private var idleSince: Int64?
 
-    init(pipeline: MixPipeline, outputs: OutputSet, pictures: PictureSource, expectedSeconds: Double?) {
-        self.pipeline = pipeline
+    init(control: MixControl, inputs: InputWorkerFactory, outputs: any MixOutputs, pictures: PictureSource,
+         retirement: Retirement, expectedSeconds: Double?) {
+        self.control = control
+        self.inputs = inputs
         self.outputs = outputs
         self.pictures = pictures
+        self.retirement = retirement
         self.expectedSeconds = expectedSeconds
-        task = pipeline.task
-        workers = pipeline.workers
+        task = control.task
+        workers = control.workers
         follower = LayoutFollower(task.layout)
         mixer = AudioMixer(channels: task.audio.channels, sampleRate: task.audio.sampleRate)
         audioLevels = AudioLevels(sampleRate: task.audio.sampleRate)
@@ -57,10 +64,13 @@ final class OutputClock {
 
     deinit { mixPlanes.forEach { $0.deallocate() } }
 
-    private var live: Bool { pipeline.live }
+    private var live: Bool { control.live }
+    /// The layout in force, shared with the input threads (which scale to its sizes).
+    var layoutState: LayoutState { inputs.layout }
+    private var clock: TaskClock { inputs.clock }
 
     func run(progress: (MixPipeline.Progress) -> Void) throws {
-        pipeline.updateStats { $0.running = true }
+        control.updateStats { $0.running = true }
         if let video = task.video {
             try runVideo(video, progress: progress)
         } else {
@@ -91,7 +101,7 @@ final class OutputClock {
             followTheRoom(frames: frames, at: clockTime)
             try checkFailures()
             let canvas = canvases.next()
-            if let layout = pipeline.layoutState.layout {
+            if let layout = layoutState.layout {
                 let background = try pictures.background(for: layout)
                 let lastFrames = lastPictures(for: layout)
                 var drawn: [RegionPicture] = []
@@ -103,7 +113,7 @@ final class OutputClock {
             } else {
                 canvas.fill(.black)
             }
-            pipeline.deliverSnapshotIfRequested(canvas)
+            control.deliverSnapshotIfRequested(canvas)
             try outputs.writeVideo(canvas, frameIndex: frameIndex, sei: seiMessages(at: time, clockTime: clockTime))
             frameIndex += 1
             // Audio up to the end of this frame, in whole encoder frames.
@@ -128,8 +138,8 @@ final class OutputClock {
     private func waitForFirstPictures(instants: OutputInstants) throws -> Int64 {
         let gate = FirstPictureGate()
         while true {
-            if pipeline.wasCancelled { throw TaskError.cancelled }
-            let now = pipeline.clock.nowMicroseconds
+            if control.isCancelled { throw TaskError.cancelled }
+            let now = clock.nowMicroseconds
             let drawn = drawnInputs()
             var awaited = Set<Int>(), pictures: [Int: Int64] = [:]
             for (index, worker) in workers.enumerated() where drawn.contains(index) && worker.input.startAtMicroseconds <= 0 {
@@ -137,17 +147,17 @@ final class OutputClock {
                 if let at = first.at { pictures[index] = at }
                 if first.mayCome || first.at != nil { awaited.insert(index) }
             }
-            if pipeline.wasStopRequested { awaited = [] }
+            if control.isStopRequested { awaited = [] }
             switch gate.decide(awaited: awaited, firstPictures: pictures, now: now, instants: instants) {
             case .start(let frame):
                 let origin = instants.time(ofFrame: frame)
-                let monotonic = Double(pipeline.clock.startNanoseconds) / 1_000_000_000 + Double(origin) / 1_000_000
+                let monotonic = Double(clock.startNanoseconds) / 1_000_000_000 + Double(origin) / 1_000_000
                 let text = "tessera worker \(task.taskId): output frame 0 at CLOCK_MONOTONIC \(String(format: "%.6f", monotonic)) s, "
                     + "\(origin / 1000) ms after the clock zero (first pictures of \(pictures.count) of \(awaited.count) drawn inputs)"
                 Self.logger.info("\(text)")
                 return frame
             case .wait:
-                pipeline.clock.sleep(until: now + 5_000, unless: pipeline.wake)
+                clock.sleep(until: now + 5_000, unless: control.wake)
             }
         }
     }
@@ -155,7 +165,7 @@ final class OutputClock {
     /// Inputs the current layout draws, by index (every input while a template follows the room:
     /// its regions appear with their inputs' pictures).
     private func drawnInputs() -> Set<Int> {
-        guard let layout = pipeline.layoutState.layout else { return [] }
+        guard let layout = layoutState.layout else { return [] }
         if follower.isFollowing { return Set(workers.indices) }
         var drawn = Set<Int>()
         for region in layout.regions { if case .input(let index) = region.content { drawn.insert(index) } }
@@ -195,7 +205,7 @@ final class OutputClock {
     }
 
     private func refreshLiveness() {
-        let now = pipeline.clock.nowMicroseconds
+        let now = clock.nowMicroseconds
         var anyLive = false
         for worker in workers where worker.refreshLiveness(now: now, silenceMicroseconds: worker.input.silenceMicroseconds) {
             anyLive = true
@@ -220,11 +230,11 @@ final class OutputClock {
     /// Live: holds the frame until its wall-clock time; a frame that is already a frame late is
     /// counted, and sent at once so the stream catches up with continuous timestamps.
     private func waitForWallClock(_ time: Int64, frameMicroseconds: Int64) {
-        let now = pipeline.clock.nowMicroseconds
+        let now = clock.nowMicroseconds
         if now > time + frameMicroseconds {
-            pipeline.updateStats { $0.lateFrames += 1 }
+            control.updateStats { $0.lateFrames += 1 }
         } else {
-            pipeline.clock.sleep(until: time, unless: pipeline.wake)
+            clock.sleep(until: time, unless: control.wake)
         }
     }
 
@@ -232,15 +242,15 @@ final class OutputClock {
     /// past the last of their ends. Live: at `maxDurationSeconds`, on a stop request, or after
     /// `idleTimeoutSeconds` with no live input.
     private func shouldEnd(at time: Int64) throws -> Bool {
-        if pipeline.wasCancelled { throw TaskError.cancelled }
+        if control.isCancelled { throw TaskError.cancelled }
         if let maximum = task.maxDurationSeconds, Double(time) >= maximum * 1_000_000 {
-            pipeline.updateStats { $0.endReason = TaskEndReason.maxDuration(maximum) }
+            control.updateStats { $0.endReason = TaskEndReason.maxDuration(maximum) }
             return true
         }
         if live {
-            if pipeline.wasStopRequested { return true }
-            if let idleSince, pipeline.clock.nowMicroseconds - idleSince >= Int64(task.idleTimeoutSeconds * 1_000_000) {
-                pipeline.updateStats { $0.endReason = TaskEndReason.idle(task.idleTimeoutSeconds) }
+            if control.isStopRequested { return true }
+            if let idleSince, clock.nowMicroseconds - idleSince >= Int64(task.idleTimeoutSeconds * 1_000_000) {
+                control.updateStats { $0.endReason = TaskEndReason.idle(task.idleTimeoutSeconds) }
                 return true
             }
             return false
@@ -272,7 +282,7 @@ final class OutputClock {
     /// waits: images come decoded with the update, inputs open on their own threads, and what
     /// was removed ends on threads of its own (`Retirement`).
     private func applyPendingUpdate() throws {
-        guard let pending = pipeline.takePendingUpdate() else { return }
+        guard let pending = control.takePendingUpdate() else { return }
         let stills = try pending.stills.get()
         let updated = pending.task
         var existing = Dictionary(uniqueKeysWithValues: workers.map { ($0.input.id, $0) })
@@ -283,32 +293,32 @@ final class OutputClock {
                 existing[input.id] = nil
                 next.append(worker)
             } else {
-                let worker = pipeline.makeWorker(input, source: nil, decoderThreads: threads)
+                let worker = inputs.make(input, source: nil, decoderThreads: threads)
                 worker.start()
                 next.append(worker)
             }
         }
-        pipeline.layoutState.replace(with: updated.layout, inputIDs: updated.inputs.map(\.id))
+        layoutState.replace(with: updated.layout, inputIDs: updated.inputs.map(\.id))
         follower = LayoutFollower(updated.layout, continuing: follower,
                                   map: Self.indexMap(from: task.inputs.map(\.id), to: updated.inputs.map(\.id)))
         pictures.adopt(stills)
         workers = next
-        pipeline.setWorkers(next)
+        control.running(workers: next)
         task = updated
         // Stopping joins the input's thread, which may be in a network read until interrupted.
         for worker in existing.values {
-            pipeline.retirement.retire("tessera-input-removed") { worker.stop() }
+            retirement.retire("tessera-input-removed") { worker.stop() }
         }
         try outputs.setOutputs(updated.outputs)
         // Inputs, outputs and draw sizes changed: the status says so now, not at the heartbeat.
-        pipeline.statusChanged.notify()
+        control.statusChanged.notify()
     }
 
     private func record(frames: Int64, at time: Int64) {
         let bytes = outputs.encodedBytes
-        meter.add(frames: frames, bytes: bytes, at: pipeline.clock.nowMicroseconds)
+        meter.add(frames: frames, bytes: bytes, at: clock.nowMicroseconds)
         let rates = meter.rates
-        pipeline.updateStats {
+        control.updateStats {
             $0.frames = frames
             $0.fps = rates.fps
             $0.bitrateKbps = rates.kbps

@@ -29,6 +29,18 @@ extension OutputStatus {
     }
 }
 
+extension OutputStatus {
+    /// Every output's status: from its publisher once the outputs are open (`states`), else each
+    /// planned one `connecting` — or `failed`, when the task ended before they opened.
+    static func list(_ states: [(output: ResolvedOutput, snapshot: Publisher.Snapshot)]?, planned: [ResolvedOutput],
+                     taskEnded: Bool) -> [OutputStatus] {
+        guard let states else {
+            return planned.map { OutputStatus(url: URLRedaction.redact($0.url), state: taskEnded ? .failed : .connecting) }
+        }
+        return states.map { OutputStatus(output: $0.output, snapshot: $0.snapshot, taskEnded: taskEnded) }
+    }
+}
+
 extension InputStatus {
     /// Once the task has ended, an input still `waiting` or `live` has `ended`; `failed` stays.
     func ended() -> InputStatus {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraTask
 import TesseraMedia
 import TesseraWorkerProtocol
@@ -6,23 +7,27 @@ import TesseraWorkerProtocol
 /// A `mode: relay` task: its one input copied to the outputs (see `RelaySession`).
 ///
 /// Threads: `run` on one thread; `requestStop`, `cancel` and `status` from any other.
-public final class RelayPipeline: @unchecked Sendable {
+public final class RelayPipeline: Sendable {
     let task: ResolvedTask
     private let interrupt = InterruptFlag()
     /// Raised by a stop request (or the maximum duration): wakes the session's pacing sleep.
     private let stopSignal = InterruptFlag()
-    private let lock = NSLock()
-    private var stopRequested = false
-    /// Why the relay ended by itself (see `MixPipeline.Status.endReason`).
-    private var endReason: String?
-    private var session: RelaySession?
-    private var inputState: InputStatus.State = .waiting
-    private var lastError: String?
-    /// Set when `run` has returned: the status then shows every output in a final state.
-    private var ended = false
-    /// Why the relay ends `failed`: every output gave up.
-    private var givenUpReason: String?
-    private var lastGiveUpCheck: UInt64 = 0
+
+    private struct State {
+        var stopRequested = false
+        /// Why the relay ended by itself (see `WorkerStatus.reason`).
+        var endReason: String?
+        var session: RunningRelay?
+        var inputState: InputStatus.State = .waiting
+        var lastError: String?
+        /// Set when `run` has returned: the status then shows every output in a final state.
+        var ended = false
+        /// Why the relay ends `failed`: every output gave up.
+        var givenUpReason: String?
+        var lastGiveUpCheck: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
     /// Raised when the input or an output changes state.
     let statusChanged = ChangeSignal()
 
@@ -39,12 +44,12 @@ public final class RelayPipeline: @unchecked Sendable {
 
     /// Ends the relay `failed` with `reason` (see `MixPipeline.giveUp(reason:)`).
     public func giveUp(reason: String) {
-        lock.withLock { if givenUpReason == nil { givenUpReason = reason } }
+        state.withLock { if $0.givenUpReason == nil { $0.givenUpReason = reason } }
         stopSignal.cancel()
     }
 
     public func requestStop() {
-        lock.withLock { stopRequested = true }
+        state.withLock { $0.stopRequested = true }
         stopSignal.cancel()
     }
 
@@ -55,11 +60,11 @@ public final class RelayPipeline: @unchecked Sendable {
 
     public func run() throws {
         defer {
-            lock.withLock {
-                ended = true
+            state.withLock { state in
+                state.ended = true
                 // An input never opened failed (the error says why); one that ran has ended.
-                if inputState == .live { inputState = .ended }
-                if inputState == .waiting { inputState = self.session == nil ? .failed : .ended }
+                if state.inputState == .live { state.inputState = .ended }
+                if state.inputState == .waiting { state.inputState = state.session == nil ? .failed : .ended }
             }
             statusChanged.notify()
         }
@@ -73,9 +78,9 @@ public final class RelayPipeline: @unchecked Sendable {
         } catch {
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }
-        lock.withLock {
-            self.session = session
-            inputState = .live
+        state.withLock { state in
+            state.session = RunningRelay(session)
+            state.inputState = .live
         }
         statusChanged.notify()
         if let maximum = task.maxDurationSeconds {
@@ -84,53 +89,63 @@ public final class RelayPipeline: @unchecked Sendable {
             let stopSignal = self.stopSignal
             Thread.detachNewThread { [weak self] in
                 guard stopSignal.sleep(seconds: maximum), let self else { return }
-                lock.withLock { endReason = TaskEndReason.maxDuration(maximum) }
+                state.withLock { $0.endReason = TaskEndReason.maxDuration(maximum) }
                 requestStop()
             }
         }
         defer { stopSignal.cancel() }
         do {
-            try session.run(stop: stopSignal) { [self] in lock.withLock { stopRequested } || outputsGaveUp(session) }
-            lock.withLock {
-                inputState = .ended
-                if !stopRequested, endReason == nil { endReason = TaskEndReason.inputEnded(input.id) }
+            try session.run(stop: stopSignal) { [self] in state.withLock { $0.stopRequested } || outputsGaveUp(session) }
+            state.withLock { state in
+                state.inputState = .ended
+                if !state.stopRequested, state.endReason == nil { state.endReason = TaskEndReason.inputEnded(input.id) }
             }
             statusChanged.notify()
         } catch {
-            lock.withLock {
-                inputState = .failed
-                lastError = "\(error)"
+            state.withLock { state in
+                state.inputState = .failed
+                state.lastError = "\(error)"
             }
             statusChanged.notify()
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
         }
-        if let reason = lock.withLock({ givenUpReason }) { throw TaskError.output(reason: reason) }
+        if let reason = state.withLock({ $0.givenUpReason }) { throw TaskError.output(reason: reason) }
     }
 
     /// True once every output has failed (`givenUpReason` then names them); looked at five times
     /// a second at most, though asked for every packet.
     private func outputsGaveUp(_ session: RelaySession) -> Bool {
         let now = MonotonicClock.nanoseconds
-        let due = lock.withLock { () -> Bool in
-            guard givenUpReason == nil, now &- lastGiveUpCheck >= 200_000_000 else { return false }
-            lastGiveUpCheck = now
+        let due = state.withLock { state -> Bool in
+            guard state.givenUpReason == nil, now &- state.lastGiveUpCheck >= 200_000_000 else { return false }
+            state.lastGiveUpCheck = now
             return true
         }
         if due, let reason = OutputFault.allOutputsFailedReason(session.outputStates.map {
             ($0.output.url, $0.snapshot.state, $0.snapshot.lastError)
         }) {
-            lock.withLock { givenUpReason = reason }
+            state.withLock { $0.givenUpReason = reason }
         }
-        return lock.withLock { givenUpReason != nil }
+        return state.withLock { $0.givenUpReason != nil }
     }
 
-    public var status: MixPipeline.Status {
-        let (session, state, error, ended, endReason) = lock.withLock { (self.session, inputState, lastError, self.ended, self.endReason) }
-        let outputs = session?.outputStates.map { entry in
-            OutputStatus(output: entry.output, snapshot: entry.snapshot, taskEnded: ended)
-        } ?? task.outputs.map { OutputStatus(url: URLRedaction.redact($0.url), state: ended ? .failed : .connecting) }
-        let inputs = task.inputs.map { InputStatus(id: $0.id, state: state, frames: session?.packetsRelayed ?? 0, lastError: error) }
-        return MixPipeline.Status(running: session != nil, frames: session?.packetsRelayed ?? 0, fps: 0, bitrateKbps: 0,
-                                  lateFrames: 0, inputs: inputs, outputs: outputs, endReason: endReason)
+    /// `running` once the session is open; `reason` says why the relay ended by itself, if it did.
+    public var status: WorkerStatus {
+        let (session, input, error, ended, endReason) = state.withLock {
+            ($0.session, $0.inputState, $0.lastError, $0.ended, $0.endReason)
+        }
+        let outputs = OutputStatus.list(session?.session.outputStates, planned: task.outputs, taskEnded: ended)
+        let relayed = session?.session.packetsRelayed ?? 0
+        let inputs = task.inputs.map { InputStatus(id: $0.id, state: input, frames: relayed, lastError: error) }
+        return WorkerStatus(state: session != nil ? .running : .starting, reason: endReason, frames: relayed, fps: 0,
+                            bitrateKbps: 0, lateFrames: 0, inputs: inputs, outputs: outputs)
     }
+}
+
+/// The relay's session as the status reads it from other threads while `run` drives it: each
+/// publisher's snapshot is taken under its own lock, and the packet count is read as a counter
+/// that may be one packet behind.
+private final class RunningRelay: @unchecked Sendable {
+    let session: RelaySession
+    init(_ session: RelaySession) { self.session = session }
 }

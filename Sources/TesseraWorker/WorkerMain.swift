@@ -1,9 +1,11 @@
 import Foundation
+import Synchronization
 import Logging
 import TesseraComposition
 import TesseraTask
 import TesseraMedia
 import TesseraObjectStorage
+import TesseraPNG
 import TesseraWorkerProtocol
 
 /// The body of `tessera worker`: runs one live task for `tessera serve`, which started this
@@ -113,7 +115,7 @@ public enum WorkerMain {
         finished.value = true
         if lease.didExpire { reason = reason ?? expiredReason }
         // Ended by itself (its maximum duration, idle): say so; a stop on request is the server's to name.
-        if exitState == .stopped { reason = reason ?? pipeline.status.endReason }
+        if exitState == .stopped { reason = reason ?? pipeline.status.reason }
         events.send(WorkerEvent(type: .exit, status: status(of: pipeline, state: exitState, reason: reason, uploads: uploads),
                                 leaseExpired: lease.didExpire ? true : nil))
         return exitState == .failed ? 1 : 0
@@ -163,15 +165,14 @@ public enum WorkerMain {
 
     private static func status(of pipeline: TaskRunner, state: TaskState?, reason: String?,
                                uploads: UploadCoordinator?) -> WorkerStatus {
-        let status = pipeline.status
-        var outputs = status.outputs
+        var report = pipeline.status
         if let uploads {
             let byURL = uploads.statuses
-            for index in outputs.indices { outputs[index].apply(uploads: byURL[outputs[index].url]) }
+            for index in report.outputs.indices { report.outputs[index].apply(uploads: byURL[report.outputs[index].url]) }
         }
-        var report = WorkerStatus(state: state ?? (status.running ? .running : .starting), reason: reason, frames: status.frames,
-                                  fps: status.fps, bitrateKbps: status.bitrateKbps, lateFrames: status.lateFrames,
-                                  inputs: status.inputs, outputs: outputs, encodes: status.encodes)
+        if let state { report.state = state }
+        // The pipeline's reason says why it ended by itself; the worker says it once it exits.
+        report.reason = reason
         report.cpuSeconds = processCPUSeconds()
         return report
     }
@@ -189,61 +190,11 @@ public enum WorkerMain {
     }
 }
 
-/// How long the worker may go on without hearing from its server (`WorkerStart.leaseSeconds`, `WorkerCommand.lease`).
-/// Threads: renewed by the command thread, read by the reporter thread.
-private final class WorkerLease: @unchecked Sendable {
-    private let lock = NSLock()
-    /// On `MonotonicClock`, in seconds.
-    private var deadline: Double?
-    private var expiredOnce = false
-
-    init(seconds: Double?) { if let seconds { deadline = MonotonicClock.seconds + seconds } }
-
-    func renew(seconds: Double) { lock.withLock { deadline = MonotonicClock.seconds + seconds } }
-    var expired: Bool { lock.withLock { deadline.map { MonotonicClock.seconds > $0 } ?? false } }
-    /// Seconds until the lease runs out (at least a millisecond), or nil without a lease.
-    var secondsLeft: Double? { lock.withLock { deadline.map { max(0.001, $0 - MonotonicClock.seconds) } } }
-    func noteExpiry() { lock.withLock { expiredOnce = true } }
-    var didExpire: Bool { lock.withLock { expiredOnce } }
-}
-
 /// A flag set once by the main thread and read by the reporter thread.
-private final class Finished: @unchecked Sendable {
-    private let lock = NSLock()
-    private var flag = false
+private final class Finished: Sendable {
+    private let flag = Atomic<Bool>(false)
     var value: Bool {
-        get { lock.withLock { flag } }
-        set { lock.withLock { flag = newValue } }
+        get { flag.load(ordering: .acquiring) }
+        set { flag.store(newValue, ordering: .releasing) }
     }
-}
-
-/// What the worker drives: a mixing pipeline or a relay.
-protocol TaskRunner: AnyObject, Sendable {
-    func runTask() throws
-    func requestStop()
-    /// Ends the task `failed` with `reason` (outputs failed where the pipeline cannot see it).
-    func giveUp(reason: String)
-    func update(_ task: ResolvedTask)
-    func injectSEI(_ injection: SEIInjection)
-    func snapshot(timeoutSeconds: Double) -> YUVImage?
-    var status: MixPipeline.Status { get }
-    /// Raised when the status has something new to say (a state changed).
-    var statusChanged: ChangeSignal { get }
-}
-
-extension TaskRunner {
-    func snapshot() -> YUVImage? { snapshot(timeoutSeconds: 2) }
-}
-
-extension MixPipeline: TaskRunner {
-    func runTask() throws { try run() }
-}
-
-extension RelayPipeline: TaskRunner {
-    func runTask() throws { try run() }
-    /// A relay has no layout or mix to change; its outputs are fixed for its life.
-    func update(_ task: ResolvedTask) {}
-    /// A relay passes its input's video through untouched (the registry refuses injections).
-    func injectSEI(_ injection: SEIInjection) {}
-    func snapshot(timeoutSeconds: Double) -> YUVImage? { nil }
 }
