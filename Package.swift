@@ -172,7 +172,7 @@ let package = Package(
             ],
             swiftSettings: unoptimizedTests
         ),
-        .executableTarget(name: "tessera-store-bench", dependencies: ["TesseraStore"], path: "bench/StoreBench"),
+        .executableTarget(name: "tessera-store-bench", dependencies: ["TesseraStore", "TesseraService"], path: "bench/StoreBench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,7 @@
 // collects into its summary table.
 import Foundation
 import Logging
+import TesseraService
 import TesseraStore
 
 struct Options {
@@ -319,21 +320,16 @@ let stateDirectory = options.stateDirectory
 defer { if temporary { try? FileManager.default.removeItem(atPath: stateDirectory) } }
 
 let kind = (options.store ?? "").isEmpty ? "sqlite" : "postgres"
-let store: any TaskStore
 do {
-    store = try makeTaskStore(url: options.store, stateDirectory: stateDirectory, logger: logger)
-    try await store.prepare()
-    guard try await store.allTasks().isEmpty, try await store.nodes().isEmpty else {
-        fail("the store is not empty; give the bench a fresh database")
+    let store = try makeTaskStore(url: options.store, stateDirectory: stateDirectory, logger: logger)
+    // The store's connection pool runs beside the bench, as the service group runs it in a node.
+    try await withRunning([store]) {
+        try await store.prepare()
+        guard try await store.allTasks().isEmpty, try await store.nodes().isEmpty else {
+            fail("the store is not empty; give the bench a fresh database")
+        }
+        try await runBench(options, store: store, kind: kind)
     }
 } catch {
     fail("\(error)")
 }
-
-do {
-    try await runBench(options, store: store, kind: kind)
-} catch {
-    await store.close()
-    fail("\(error)")
-}
-await store.close()
