@@ -56,6 +56,8 @@ class SilentPeer:
                 conn.close()
 
 
+# serial: no late frame at all across the removal, which a parallel test's load can cost it.
+@pytest.mark.serial
 def test_removing_a_stuck_output_costs_the_other_no_late_frame(api, rtmp_server, clips, tmp_path):
     peer = SilentPeer()
     try:

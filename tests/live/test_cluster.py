@@ -133,9 +133,13 @@ def test_sei_through_a_node_that_does_not_run_the_task(cluster, clips, rtmp_serv
     # Forwarded to the owner and into its worker: 30 frames running in the stream.
     dump = cluster.out / "seinode.flv"
     reader = subprocess.Popen(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-i", url, "-t", "4",
-                               "-c", "copy", "-y", str(dump)], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               "-c", "copy", "-flush_packets", "1", "-y", str(dump)],
+                              stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        time.sleep(1.5)
+        # Sent once the reader is writing the stream (each packet flushed: past the FLV header and a
+        # few frames), so all 30 frames fall inside its 4 s; a fixed 1.5 s wait missed the first of
+        # them when the reader's ffmpeg was slow to connect on a loaded machine.
+        assert wait_until(lambda: dump.exists() and dump.stat().st_size > 4096, 15, 0.05), "the reader took no stream"
         r = other.post("/v1/tasks/seinode/sei", {"payload": "via-peer", "repeat": 30})
         assert r.status == 202 and r.json["repeat"] == 30, r.body
         reader.wait(30)
