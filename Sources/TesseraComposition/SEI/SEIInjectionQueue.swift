@@ -1,21 +1,20 @@
 // Threads: `add` from the thread that reads worker commands, `takeForNextFrame` from the output
-// thread; one `NSLock` guards the list, hence `@unchecked Sendable`.
+// thread; one `Mutex` guards the list.
 
-import Foundation
+import Synchronization
 
 /// Messages injected through `POST /v1/tasks/{taskId}/sei`, each going into the next `repeat`
 /// output frames (TRTC `sendSEIMsg` with `repeatCount`): a player that joins or drops a frame
 /// still sees it.
-public final class SEIInjectionQueue: @unchecked Sendable {
+public final class SEIInjectionQueue: Sendable {
     /// Injections waiting at once; past this the oldest goes (a flood must not grow the worker).
     public static let capacity = 64
-    private let lock = NSLock()
-    private var pending: [(message: SEIMessage, remaining: Int)] = []
+    private let pending = Mutex<[(message: SEIMessage, remaining: Int)]>([])
 
     public init() {}
 
     public func add(_ injection: SEIInjection) {
-        lock.withLock {
+        pending.withLock { pending in
             pending.append((injection.message, injection.repeatCount))
             if pending.count > Self.capacity { pending.removeFirst(pending.count - Self.capacity) }
         }
@@ -23,7 +22,7 @@ public final class SEIInjectionQueue: @unchecked Sendable {
 
     /// The messages for the next output frame, in the order they were injected.
     public func takeForNextFrame() -> [SEIMessage] {
-        lock.withLock {
+        pending.withLock { pending in
             guard !pending.isEmpty else { return [] }
             let messages = pending.map(\.message)
             for index in pending.indices { pending[index].remaining -= 1 }
