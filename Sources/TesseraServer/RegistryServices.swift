@@ -13,8 +13,9 @@ public struct WatchdogService: Service {
 }
 
 /// Runs every task's webhook deliveries as child tasks (`WebhookNotifier.runDeliveries`). It is
-/// the first service of the group, so the last to stop: a graceful shutdown ends the tasks (and
-/// waits for their last events) before it stops delivering.
+/// one of the group's `lastToStop` services: a graceful shutdown ends the tasks (and waits for
+/// their last events) before it stops delivering, and events of tasks resumed at startup wait for
+/// it to start.
 public struct WebhookDeliveryService: Service {
     let notifier: WebhookNotifier
 

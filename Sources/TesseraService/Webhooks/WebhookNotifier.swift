@@ -1,38 +1,41 @@
 import Foundation
 import Logging
 import Metrics
+import Synchronization
 
 /// Posts the webhook events of every task of one server: signs them, retries them with back-off,
 /// and counts how they ended. Each task has its own `TaskWebhook` (queue and delivery loop), so a
 /// slow receiver holds up only the events of the tasks that named it, never a task, the registry
 /// or the API: nothing on those paths waits for a delivery.
 ///
-/// Threads: `makeWebhook` and the counters from any thread (guarded by `lock`); deliveries run on
-/// Swift's cooperative pool and suspend while a POST or a back-off is in progress. Under `tessera
-/// serve` they are child tasks of `runDeliveries`, which the service group runs (the
-/// `WebhookDeliveryService`); a notifier nobody runs (a test, an embedding) starts each delivery
-/// loop as a task of its own.
-public final class WebhookNotifier: @unchecked Sendable {
+/// Threads: `makeWebhook` and the counters from any thread (their state is one `Mutex`);
+/// deliveries run on Swift's cooperative pool and suspend while a POST or a back-off is in
+/// progress. Every delivery loop is a child task of `runDeliveries`, which `tessera serve`'s
+/// service group runs (the `WebhookDeliveryService`): a notifier delivers while that runs, and
+/// events queued before it starts wait for it.
+public final class WebhookNotifier: Sendable {
     /// Key of the HMAC-SHA256 `X-Tessera-Signature`; nil sends events unsigned.
     let secret: String?
     let transport: any WebhookTransport
     let policy: WebhookRetryPolicy
     /// Events a task may have waiting; past that the oldest are dropped.
     let queueCapacity: Int
-    private let lock = NSLock()
     private let logger = Logger(label: "tessera.webhooks")
-    private var counts = WebhookDeliveryCounts()
-    /// Events queued or being delivered, over all tasks (what `drain` waits for).
-    private var outstanding = 0
-    /// `drain` callers waiting for `outstanding` to reach 0.
-    private var drainWaiters: [@Sendable () -> Void] = []
-    /// Delivery loops for `runDeliveries` to start, while it runs (under `lock`, so none is lost
-    /// when the runner ends: see `runDeliveries`).
-    private var pendingLoops: [@Sendable () async -> Void] = []
-    private var runnerAttached = false
+    private let state = Mutex(State())
     /// Wakes the runner when a loop is pending.
     private let wakes: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
+
+    private struct State {
+        var counts = WebhookDeliveryCounts()
+        /// Events queued or being delivered, over all tasks (what `drain` waits for).
+        var outstanding = 0
+        /// `drain` callers waiting for `outstanding` to reach 0.
+        var drainWaiters: [@Sendable () -> Void] = []
+        /// Delivery loops for `runDeliveries` to start.
+        var pendingLoops: [@Sendable () async -> Void] = []
+        var runnerAttached = false
+    }
 
     public init(secret: String?, transport: any WebhookTransport = HTTPClientWebhookTransport.shared,
                 policy: WebhookRetryPolicy = WebhookRetryPolicy(), queueCapacity: Int = 256) {
@@ -45,36 +48,34 @@ public final class WebhookNotifier: @unchecked Sendable {
     }
 
     /// Runs every task's delivery loop as a child task until cancelled (graceful shutdown comes
-    /// after the tasks' drain: see `WebhookDeliveryService`).
+    /// after the tasks' drain: see `WebhookDeliveryService`). Runs once per notifier.
     public func runDeliveries() async {
-        lock.withLock { runnerAttached = true }
+        state.withLock { $0.runnerAttached = true }
         await withDiscardingTaskGroup { group in
             for await _ in wakes {
                 for loop in takePendingLoops(detaching: false) { group.addTask { await loop() } }
             }
-            // Cancelled: what was handed over but not started, and every later loop, runs on its own.
-            for loop in takePendingLoops(detaching: true) { Task { await loop() } }
+            // Cancelled: loops handed over but not started still run, as cancelled children, so
+            // their events end (counted failed) before this returns instead of being left behind.
+            for loop in takePendingLoops(detaching: true) { group.addTask { await loop() } }
         }
     }
 
     private func takePendingLoops(detaching: Bool) -> [@Sendable () async -> Void] {
-        lock.withLock {
-            if detaching { runnerAttached = false }
-            defer { pendingLoops.removeAll() }
-            return pendingLoops
+        state.withLock { state in
+            if detaching { state.runnerAttached = false }
+            defer { state.pendingLoops.removeAll() }
+            return state.pendingLoops
         }
     }
 
     /// Whether `runDeliveries` is running (the loops are its children).
-    public var hasDeliveryRunner: Bool { lock.withLock { runnerAttached } }
+    public var hasDeliveryRunner: Bool { state.withLock { $0.runnerAttached } }
 
-    /// Starts a task's delivery loop: in `runDeliveries`' group, or on its own without a runner.
+    /// Hands a task's delivery loop to `runDeliveries`, which starts it as its child.
     func startLoop(_ loop: @escaping @Sendable () async -> Void) {
-        let handedOver = lock.withLock {
-            if runnerAttached { pendingLoops.append(loop) }
-            return runnerAttached
-        }
-        if handedOver { wakeContinuation.yield() } else { Task { await loop() } }
+        state.withLock { $0.pendingLoops.append(loop) }
+        wakeContinuation.yield()
     }
 
     /// The webhook of one task posting to `url`.
@@ -82,16 +83,16 @@ public final class WebhookNotifier: @unchecked Sendable {
         TaskWebhook(taskId: taskId, url: url, notifier: self, firstSequence: firstSequence)
     }
 
-    public var deliveryCounts: WebhookDeliveryCounts { lock.withLock { counts } }
+    public var deliveryCounts: WebhookDeliveryCounts { state.withLock { $0.counts } }
 
     /// Waits until every queued event is delivered or given up, or `timeoutSeconds` pass (for a
     /// graceful shutdown, so the last `task.state` of each task has a chance to leave).
     /// Wakes when the last event ends (no polling), or at the deadline.
     public func drain(timeoutSeconds: Double) async {
         await SignalWait.first(within: timeoutSeconds, orElse: ()) { drained in
-            lock.withLock {
-                if outstanding == 0 { return () }
-                drainWaiters.append { drained(()) }
+            state.withLock { state in
+                if state.outstanding == 0 { return () }
+                state.drainWaiters.append { drained(()) }
                 return nil
             }
         }
@@ -120,7 +121,7 @@ public final class WebhookNotifier: @unchecked Sendable {
                     finish(.failed)
                     return
                 }
-                lock.withLock { counts.retries += 1 }
+                state.withLock { $0.counts.retries += 1 }
                 Counter(label: "tessera_webhook_retries_total").increment()
                 try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
                 attempt += 1
@@ -130,21 +131,21 @@ public final class WebhookNotifier: @unchecked Sendable {
 
     enum Outcome: String { case delivered, failed, dropped }
 
-    func enqueued() { lock.withLock { outstanding += 1 } }
+    func enqueued() { state.withLock { $0.outstanding += 1 } }
 
     /// Counts an event's end, here and as `tessera_webhook_events_total{result}` (swift-metrics:
     /// it reaches `/metrics` once the server has bootstrapped its metrics backend).
     func finish(_ outcome: Outcome) {
-        let waiters: [@Sendable () -> Void] = lock.withLock {
-            outstanding -= 1
+        let waiters: [@Sendable () -> Void] = state.withLock { state in
+            state.outstanding -= 1
             switch outcome {
-            case .delivered: counts.delivered += 1
-            case .failed: counts.failed += 1
-            case .dropped: counts.dropped += 1
+            case .delivered: state.counts.delivered += 1
+            case .failed: state.counts.failed += 1
+            case .dropped: state.counts.dropped += 1
             }
-            guard outstanding == 0 else { return [] }
-            defer { drainWaiters.removeAll() }
-            return drainWaiters
+            guard state.outstanding == 0 else { return [] }
+            defer { state.drainWaiters.removeAll() }
+            return state.drainWaiters
         }
         waiters.forEach { $0() }
         Counter(label: "tessera_webhook_events_total", dimensions: [("result", outcome.rawValue)]).increment()
