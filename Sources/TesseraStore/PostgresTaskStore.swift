@@ -5,10 +5,11 @@ import PostgresNIO
 /// The task store of a cluster: PostgreSQL shared by every node. The database's clock stamps
 /// heartbeats and judges `alive`, so the nodes' clocks need not agree. Every compare-and-set
 /// (creation, claim, fenced write) is one statement, atomic on the server.
+///
+/// Its connection pool works while `run()` runs (`PostgresClient.run()`): under `tessera serve`
+/// that is a service of the group; a call made before it starts waits for it (within `timeout`).
 public final class PostgresTaskStore: TaskStore, Sendable {
     private let client: PostgresClient
-    /// Drives the client's connection pool; cancelled by `close()`.
-    private let runTask: Task<Void, Never>
     private let logger: Logger
     private let timeout: Duration
 
@@ -27,22 +28,20 @@ public final class PostgresTaskStore: TaskStore, Sendable {
         self.client = client
         self.logger = logger
         self.timeout = timeout
-        self.runTask = Task { await client.run() }
+    }
+
+    /// Drives the connection pool until graceful shutdown or cancellation, then closes its
+    /// connections. Once.
+    public func run() async {
+        await client.run()
     }
 
     public func prepare() async throws {
-        try await run("prepare") { client, logger in
+        try await bounded("prepare") { client, logger in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.migrate(connection, logger: logger)
             }
         }
-    }
-
-    public func close() async {
-        runTask.cancel()
-        let runTask = self.runTask
-        // Bounded too: a pool that cannot say goodbye to a dead server must not keep us waiting.
-        _ = try? await withDeadline(timeout, "close") { await runTask.value }
     }
 
     // MARK: Tasks
@@ -74,7 +73,7 @@ public final class PostgresTaskStore: TaskStore, Sendable {
         // (no deadlock between two claimers): once a claimer has the locks, every earlier claim of
         // those keys has committed, so its reads see them and two nodes cannot both win a key.
         let sorted = Array(Set(keys)).sorted()
-        return try await run("claimOutputs \(taskId)") { client, logger in
+        return try await bounded("claimOutputs \(taskId)") { client, logger in
             try await client.withTransaction(logger: logger) { connection -> OutputClaimConflict? in
                 for key in sorted {
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.claimLockSpace), hashtext(\(key)))", logger: logger)
@@ -101,7 +100,7 @@ public final class PostgresTaskStore: TaskStore, Sendable {
 
     public func lastHolders(of keys: [String]) async throws -> [String: String] {
         guard !keys.isEmpty else { return [:] }
-        return try await run("lastHolders") { client, logger in
+        return try await bounded("lastHolders") { client, logger in
             let rows = try await client.query("SELECT key, task_id FROM tessera_output_claims WHERE key = ANY(\(keys))",
                                               logger: logger)
             var holders: [String: String] = [:]
@@ -194,7 +193,7 @@ public final class PostgresTaskStore: TaskStore, Sendable {
     }
 
     public func nodes() async throws -> [NodeInfo] {
-        try await run("nodes") { client, logger in
+        try await bounded("nodes") { client, logger in
             let rows = try await client.query("""
                 SELECT node_id, advertise_url, capacity, running, draining, lease_seconds, heartbeat_at,
                        heartbeat_at + lease_seconds * interval '1 second' > clock_timestamp()
@@ -227,7 +226,7 @@ public final class PostgresTaskStore: TaskStore, Sendable {
         """
 
     private func fetchTasks(_ what: String, _ query: PostgresQuery) async throws -> [StoredTask] {
-        try await run(what) { client, logger in
+        try await bounded(what) { client, logger in
             let rows = try await client.query(query, logger: logger)
             var tasks: [StoredTask] = []
             for try await (taskId, document, sequence, desired, node, generation, status, files, webhookSequence, createdAt, updatedAt)
@@ -247,7 +246,7 @@ public final class PostgresTaskStore: TaskStore, Sendable {
     /// Runs a statement and counts the rows it returns (`RETURNING`), which is how each
     /// compare-and-set tells whether it won.
     private func count(_ what: String, _ query: PostgresQuery) async throws -> Int {
-        try await run(what) { client, logger in
+        try await bounded(what) { client, logger in
             var count = 0
             for try await _ in try await client.query(query, logger: logger) { count += 1 }
             return count
@@ -256,8 +255,8 @@ public final class PostgresTaskStore: TaskStore, Sendable {
 
     /// Every call goes through here: bounded by `timeout`, and any failure becomes a
     /// `TaskStoreError` naming the operation (PSQLError's own description is deliberately vague).
-    private func run<T: Sendable>(_ what: String,
-                                  _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+    private func bounded<T: Sendable>(_ what: String,
+                                      _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
         let client = self.client, logger = self.logger
         do {
             return try await withDeadline(timeout, what) { try await body(client, logger) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceLifecycle
 
 /// The task store of a single node: one SQLite file (WAL mode, so reads never wait for a write)
 /// in the state directory. Its clock is this machine's, which is the only clock there is.
@@ -39,6 +40,14 @@ public final class SQLiteTaskStore: TaskStore, Sendable {
         }
     }
 
+    /// Nothing runs in the background of an SQLite file: waits for graceful shutdown or
+    /// cancellation, then closes it.
+    public func run() async {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Closes the file; the store is not used afterwards (for a store nobody runs).
     public func close() async {
         try? pool.close()
     }

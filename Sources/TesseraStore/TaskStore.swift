@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 
 /// Where every accepted task lives, so that a task outlives the process and the machine that ran
 /// it: an embedded SQLite file for one node (`SQLiteTaskStore`), PostgreSQL shared by a cluster
@@ -8,11 +9,14 @@ import Foundation
 /// the store's clock, so nodes need not agree on the time). Each task carries a `generation` that
 /// grows by one at every claim; every write a node makes for a task it runs names the generation
 /// it holds, and is refused once another node has claimed the task (fencing).
-public protocol TaskStore: Sendable {
+///
+/// A store is a `Service`: its `run()` drives its connections (PostgreSQL's pool) until graceful
+/// shutdown or cancellation, then closes them, and a PostgreSQL store answers only while it runs.
+/// Under `tessera serve` it is the service group's first service, so the last to stop; a program
+/// or a test without a group runs it beside its work with `withRunning`.
+public protocol TaskStore: Service {
     /// Creates the schema, or migrates an older one; safe to call on every start, from every node.
     func prepare() async throws
-    /// Closes connections; the store is not used afterwards.
-    func close() async
 
     // MARK: Tasks
 
@@ -67,6 +71,16 @@ public protocol TaskStore: Sendable {
     /// `leaseSeconds`.
     func nodes() async throws -> [NodeInfo]
     func removeNode(_ nodeId: String) async throws
+}
+
+/// Runs `body` while `stores` run beside it, then stops them (each closes its connections) and
+/// waits for them to end.
+public func withRunning<T>(_ stores: [any TaskStore], _ body: () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for store in stores { group.addTask { try await store.run() } }
+        defer { group.cancelAll() }
+        return try await body()
+    }
 }
 
 public enum DesiredState: String, Sendable, Codable, Equatable { case running, stopped }

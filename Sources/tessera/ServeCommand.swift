@@ -126,21 +126,20 @@ struct ServeCommand: AsyncParsableCommand {
             "store": .string(settings.storeURL == nil ? "sqlite:\(settings.stateDirectory)" : "postgres"),
         ])
         do {
-            try await taskStore.prepare()
-        } catch {
-            await taskStore.close()
-            throw ValidationError("task store: \(error)")
-        }
-        do {
-            // The first round before the server listens: tasks this node held resume at once.
-            await cluster.reconcile()
+            // The store is the group's first service (its connection pool runs there), so the last to stop.
             try await runTesseraServer(service: cluster, configuration: settings.server, logger: logger,
                                        support: APISupport(validationOptions: registryConfiguration.validationOptions,
                                                            store: taskStore, nodeId: settings.nodeId),
+                                       startup: {
+                                           do { try await taskStore.prepare() } catch { throw ValidationError("task store: \(error)") }
+                                           // The first round before the server listens: tasks this node held resume at once.
+                                           await cluster.reconcile()
+                                       },
                                        background: [ClusterLoopService(cluster: cluster), WatchdogService(registry: registry)],
-                                       lastToStop: [WebhookDeliveryService(notifier: registry.webhookNotifier)])
+                                       lastToStop: [taskStore, WebhookDeliveryService(notifier: registry.webhookNotifier)])
             await peers.shutdown()
-            await taskStore.close()
+        } catch let error as ValidationError {
+            throw error
         } catch {
             StandardError.line("error: tessera serve on \(settings.server.host):\(settings.server.port): \(error)")
             throw ExitCode(1)

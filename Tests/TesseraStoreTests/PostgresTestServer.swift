@@ -52,13 +52,7 @@ actor PostgresTestServer {
 
     private func adminExecute(_ server: Server, _ sql: String) async throws {
         let admin = try PostgresTaskStore(url: "\(server.base)/\(server.adminDatabase)", logger: logger, timeout: .seconds(30))
-        do {
-            try await admin.execute(unsafeSQL: sql)
-        } catch {
-            await admin.close()
-            throw error
-        }
-        await admin.close()
+        try await withRunning([admin]) { try await admin.execute(unsafeSQL: sql) }
     }
 
     func server() async throws -> Server {

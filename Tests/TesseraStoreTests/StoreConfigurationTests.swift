@@ -55,8 +55,7 @@ struct StoreFactoryTests {
         for url in [nil, "", "  "] as [String?] {
             let store = try makeTaskStore(url: url, stateDirectory: directory.path, logger: logger)
             #expect(store is SQLiteTaskStore)
-            try await store.prepare()
-            await store.close()
+            try await withRunning([store]) { try await store.prepare() }
         }
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("tasks.sqlite").path))
     }
@@ -65,7 +64,7 @@ struct StoreFactoryTests {
         for url in ["postgres://u@127.0.0.1:1/d", "postgresql://u@127.0.0.1:1/d"] {
             let store = try makeTaskStore(url: url, stateDirectory: "/nonexistent", logger: logger)
             #expect(store is PostgresTaskStore)
-            await store.close()
+            try await withRunning([store]) {}
         }
     }
 
@@ -90,14 +89,16 @@ struct PostgresUnreachableTests {
     @Test func refusedConnectionsFailWithinTheTimeout() async throws {
         let port = try LoopbackSockets.freePort() // nothing listens there
         let store = try PostgresTaskStore(url: "postgres://u:secretpw@127.0.0.1:\(port)/d", logger: logger, timeout: .seconds(2))
-        for _ in 0..<2 {
-            let start = ContinuousClock.now
-            await #expect(throws: TaskStoreError.self) { try await store.prepare() }
-            #expect(ContinuousClock.now - start < .seconds(15))
+        let closing = try await withRunning([store]) {
+            for _ in 0..<2 {
+                let start = ContinuousClock.now
+                await #expect(throws: TaskStoreError.self) { try await store.prepare() }
+                #expect(ContinuousClock.now - start < .seconds(15))
+            }
+            do { _ = try await store.nodes() } catch { #expect(!"\(error)".contains("secretpw")) }
+            return ContinuousClock.now
         }
-        do { _ = try await store.nodes() } catch { #expect(!"\(error)".contains("secretpw")) }
-        let closing = ContinuousClock.now
-        await store.close()
+        // Stopping its pool is bounded too.
         #expect(ContinuousClock.now - closing < .seconds(15))
     }
 
@@ -105,11 +106,12 @@ struct PostgresUnreachableTests {
         let listener = try LoopbackSockets.silentListener()
         defer { close(listener.fd) }
         let store = try PostgresTaskStore(url: "postgres://u@127.0.0.1:\(listener.port)/d", logger: logger, timeout: .seconds(2))
-        let start = ContinuousClock.now
-        await #expect(throws: TaskStoreError.self) { try await store.prepare() }
-        #expect(ContinuousClock.now - start < .seconds(15))
-        let closing = ContinuousClock.now
-        await store.close()
+        let closing = try await withRunning([store]) {
+            let start = ContinuousClock.now
+            await #expect(throws: TaskStoreError.self) { try await store.prepare() }
+            #expect(ContinuousClock.now - start < .seconds(15))
+            return ContinuousClock.now
+        }
         #expect(ContinuousClock.now - closing < .seconds(15))
     }
 }

@@ -44,25 +44,20 @@ struct TestDatabase: Sendable {
     let remove: @Sendable () async -> Void
 }
 
-/// Runs `body` with a prepared store on a fresh database, closing and removing it afterwards.
+/// Runs `body` with a prepared store on a fresh database, the store running beside it (as the
+/// service group runs a node's), then stops it and removes the database.
 func withStore(_ kind: StoreKind, _ body: (any TaskStore, TestDatabase) async throws -> Void) async throws {
     let database = try await kind.makeDatabase()
-    let store: any TaskStore
     do {
-        store = try database.open()
-        try await store.prepare()
+        let store = try database.open()
+        try await withRunning([store]) {
+            try await store.prepare()
+            try await body(store, database)
+        }
     } catch {
         await database.remove()
         throw error
     }
-    do {
-        try await body(store, database)
-    } catch {
-        await store.close()
-        await database.remove()
-        throw error
-    }
-    await store.close()
     await database.remove()
 }
 

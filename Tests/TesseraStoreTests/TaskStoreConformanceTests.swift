@@ -291,13 +291,14 @@ struct TaskStoreConformance {
             try await store.prepare()
             _ = try await store.createTask(NewTask(taskId: "kept", document: document("kept"), node: "n1"))
             let others = try (0..<4).map { _ in try database.open() }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for other in others { group.addTask { try await other.prepare() } }
-                try await group.waitForAll()
-            }
-            for other in others {
-                #expect(try await other.task("kept")?.document == document("kept"))
-                await other.close()
+            try await withRunning(others) {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for other in others { group.addTask { try await other.prepare() } }
+                    try await group.waitForAll()
+                }
+                for other in others {
+                    #expect(try await other.task("kept")?.document == document("kept"))
+                }
             }
         }
     }
@@ -306,12 +307,13 @@ struct TaskStoreConformance {
     func aSecondNodeSeesTheFirstNodesWrites(kind: StoreKind) async throws {
         try await withStore(kind) { store, database in
             let other = try database.open()
-            try await other.prepare()
-            _ = try await store.createTask(NewTask(taskId: "t", document: document("t"), node: "n1"))
-            #expect(try await other.createTask(NewTask(taskId: "t", document: document("t"), node: "n2")) == .exists)
-            #expect(try await other.claim(taskId: "t", node: "n2", expectedGeneration: 1) == 2)
-            #expect(try await !store.updateDocument(taskId: "t", document: "stale", sequence: 1, node: "n1", generation: 1))
-            await other.close()
+            try await withRunning([other]) {
+                try await other.prepare()
+                _ = try await store.createTask(NewTask(taskId: "t", document: document("t"), node: "n1"))
+                #expect(try await other.createTask(NewTask(taskId: "t", document: document("t"), node: "n2")) == .exists)
+                #expect(try await other.claim(taskId: "t", node: "n2", expectedGeneration: 1) == 2)
+                #expect(try await !store.updateDocument(taskId: "t", document: "stale", sequence: 1, node: "n1", generation: 1))
+            }
         }
     }
 }
