@@ -17,8 +17,9 @@
 # coverage and AddressSanitizer (`swiftc -sanitize=fuzzer,address -O`), from their whole source
 # directory, so files added to a module are picked up; a target's `// fuzz-sources:` files are
 # compiled into the target itself (a parser that lives in a module too heavy to build here).
-# TesseraComposition is only a dependency here (no target fuzzes its code) and is compiled
-# without optimisation, which takes a fifth of the time.
+# TesseraComposition is only a dependency as a module (the one target reading its code,
+# h264_sei, compiles those files itself) and is compiled without optimisation, in a quarter of
+# the time.
 #
 # Targets are built and run in lanes (two by default): a lane builds what its next target needs
 # (a module another lane is building is waited for, not built twice) and fuzzes it, so the
@@ -26,7 +27,7 @@
 #
 # Environment: TESSERA_FUZZ_BUILD (scratch directory, default .build-fuzz), TESSERA_FUZZ_JOBS
 # (lanes, default 2), TESSERA_FUZZ_OPTIMIZE (default -O), TESSERA_FUZZ_FLAGS (more libFuzzer
-# flags, e.g. -dict=…).
+# flags, e.g. -max_len=65536).
 set -uo pipefail
 # A crash is reported by AddressSanitizer and libFuzzer; Swift's own backtracer, reading the
 # crashed process's stack, would only add a false ASan report of its own.
