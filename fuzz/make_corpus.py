@@ -16,6 +16,7 @@ import json
 import os
 import re
 import struct
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "fuzz", "corpus")
@@ -244,21 +245,10 @@ def receiver_seeds():
 
 
 def sei_seeds():
-    """Access units with SEI, in both framings, as fuzz/targets/h264_sei.swift reads them."""
-    def sei(messages):
-        rbsp = b""
-        for payload_type, payload in messages:
-            rbsp += b"\xff" * (payload_type // 255) + bytes([payload_type % 255])
-            rbsp += b"\xff" * (len(payload) // 255) + bytes([len(payload) % 255]) + payload
-        rbsp += b"\x80"
-        out, zeros = bytearray(), 0
-        for byte in rbsp:
-            if zeros >= 2 and byte <= 3:
-                out.append(3)
-                zeros = 0
-            out.append(byte)
-            zeros = zeros + 1 if byte == 0 else 0
-        return b"\x06" + bytes(out)
+    """Access units with SEI, in both framings, as fuzz/targets/h264_sei.swift reads them (the SEI
+    units written by the end-to-end tests' helper)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from seitools import sei_nal as sei
 
     uuid = bytes(range(16))
     unit = sei([(5, uuid + b"room 7\x00\x00\x01"), (4, b"\xb5\x00\x31GA94"), (1, b"\x00" * 300)])
