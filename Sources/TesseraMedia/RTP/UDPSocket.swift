@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Binding is where a busy port shows: the error names the port at once instead of the input
 /// waiting for packets that go to another process.
-package final class UDPSocket {
+package final class UDPSocket: Sendable {
     let descriptor: Int32
     let port: Int
 

@@ -6,7 +6,7 @@ import TesseraTask
 /// One medium of an RTP output: its sockets, packetizer, sequence and timestamp state, and the
 /// RTCP session that sends its sender reports and reads the receiver's feedback about it.
 ///
-/// Threads: used only under its publisher's lock.
+/// Threads: used only inside its publisher's `Mutex`.
 final class RTPSentStream {
     enum Payload {
         case h264(H264Packetizer, parameterSets: [[UInt8]])
