@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import subprocess
-import time
 
 import pytest
 
@@ -78,9 +77,12 @@ def test_injected_sei_goes_into_the_next_repeat_frames(api, rtmp_server, clips, 
     # Read the stream while two messages go in.
     dump = tmp_path / "inject.flv"
     reader = subprocess.Popen(["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-i", url, "-t", "5",
-                               "-c", "copy", "-y", str(dump)], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               "-c", "copy", "-flush_packets", "1", "-y", str(dump)],
+                              stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        time.sleep(1.5)
+        # Once the reader is writing the stream (each packet flushed: past the FLV header and a few
+        # frames), not after a fixed 1.5 s that a reader slow to connect on a loaded machine outlasted.
+        assert wait_until(lambda: dump.exists() and dump.stat().st_size > 4096, 15, 0.05), "the reader took no stream"
         r = api.post("/v1/tasks/sei-inject/sei", {"payload": "flash-sale", "repeat": 3})
         assert r.status == 202, (r.status, r.body)
         assert r.json["repeat"] == 3 and r.json["uuid"] == TESSERA_UUID.hex(), r.json
