@@ -21,9 +21,9 @@ public struct TesseraRouter {
             service: service, metrics: metrics, taskMetrics: TaskMetricsCollector(registry: metrics.registry, nodeId: support.nodeId,
                                                                          outputDirectory: support.validationOptions.outputDirectory))
         let checker = DocumentChecker(options: support.validationOptions)
-        let all = tasks.routes + TaskDocumentController(support: support, checker: checker).routes
+        let all = tasks.routes + TaskDocumentController(service: service, checker: checker).routes
             + DocumentCheckController(checker: checker, maxBodyBytes: configuration.maxBodyBytes).routes
-            + ClusterController(support: support).routes + operations.routes
+            + ClusterController(service: service, nodeId: support.nodeId).routes + operations.routes
         let table = RouteTable(all.map(\.signature))
 
         let router = Router(context: TesseraRequestContext.self)

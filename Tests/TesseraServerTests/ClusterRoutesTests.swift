@@ -4,9 +4,11 @@ import HummingbirdTesting
 import Testing
 import TesseraTask
 import TesseraServer
+import TesseraService
 import TesseraStore
 
-/// `GET /v1/nodes` and `GET /v1/tasks/{taskId}/document`, read from a real (SQLite) task store.
+/// `GET /v1/nodes` (the nodes a real SQLite task store lists, as the service passes them on) and
+/// `GET /v1/tasks/{taskId}/document`, read from that store.
 @Suite struct ClusterRoutesTests {
     static func store() async throws -> SQLiteTaskStore {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID().uuidString)/tasks.sqlite").path
@@ -33,7 +35,9 @@ import TesseraStore
                                                 draining: true, leaseSeconds: 30))
         try await store.heartbeat(NodeHeartbeat(nodeId: "a", advertiseURL: "http://a:8080", capacity: 8, running: 2,
                                                 draining: false, leaseSeconds: 30))
-        try await Self.server(store).test { client in
+        let server = Self.server(store)
+        await server.service.set(nodes: try await store.nodes())
+        try await server.test { client in
             let response = try await client.execute(uri: "/v1/nodes", method: .get)
             #expect(response.status == .ok)
             let nodes = try JSONDecoder().decode(Nodes.self, from: Data(response.body.readableBytesView)).nodes
@@ -57,7 +61,11 @@ import TesseraStore
         _ = try await store.createTask(NewTask(taskId: "pk", document: DocumentCheckRoutesTests.twoInputs, node: "a"))
         _ = try await store.updateDocument(taskId: "pk", document: DocumentCheckRoutesTests.twoInputs, sequence: 7,
                                            node: "a", generation: 1)
-        try await Self.server(store).test { client in
+        // The route asks the service, which reads the store (`ClusterService.document`).
+        let record = try #require(try await store.task("pk"))
+        let server = Self.server(store)
+        await server.service.set(document: AcceptedDocument(taskId: "pk", document: record.document, sequence: record.sequence))
+        try await server.test { client in
             let response = try await client.execute(uri: "/v1/tasks/pk/document", method: .get)
             #expect(response.status == .ok)
             let answer = try JSONDecoder().decode(Answer.self, from: Data(response.body.readableBytesView))

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraService
+import TesseraStore
 import TesseraWorkerProtocol
 
 /// An in-memory registry for driving the HTTP layer: it keeps task statuses and answers the
@@ -20,6 +21,10 @@ actor FakeTaskService: TaskService {
     var failUnexpectedly = false
     /// When set, `list()` answers this instead (metrics tests).
     var listed: [TaskStatus]?
+    /// What `nodes()` answers (`GET /v1/nodes`).
+    var knownNodes: [NodeInfo] = []
+    /// What `document(_:)` answers, by task (`GET /v1/tasks/{taskId}/document`).
+    var documents: [String: AcceptedDocument] = [:]
 
     static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]
 
@@ -108,4 +113,11 @@ actor FakeTaskService: TaskService {
     func set(shuttingDown: Bool) { self.shuttingDown = shuttingDown }
     func set(failUnexpectedly: Bool) { self.failUnexpectedly = failUnexpectedly }
     func set(listed: [TaskStatus]?) { self.listed = listed }
+    func set(nodes: [NodeInfo]) { self.knownNodes = nodes }
+    func nodes() -> [NodeInfo] { knownNodes }
+    func set(document: AcceptedDocument) { documents[document.taskId] = document }
+    func document(_ taskId: String) throws -> AcceptedDocument {
+        guard let document = documents[taskId] else { throw ServiceError.taskNotFound(taskId) }
+        return document
+    }
 }

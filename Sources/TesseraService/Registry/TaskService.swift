@@ -1,8 +1,11 @@
 import Foundation
+import TesseraStore
 import TesseraWorkerProtocol
 
-/// What the HTTP API asks of the task registry. Bodies are raw JSON: the registry reads and
-/// validates them, so every field-path error comes from one place (`TaskValidator`).
+/// What the HTTP API asks of a node, whatever node runs the task: `ClusterService` answers it for
+/// the whole cluster, passing what runs here to its `TaskRegistry`. The HTTP layer reaches tasks
+/// and nodes only through this. Bodies are raw JSON: `TaskRegistry` reads and validates them
+/// (with `TaskValidator`) on the node that runs the task, not the HTTP layer.
 public protocol TaskService: Sendable {
     /// Starts a task from a task document (`POST /v1/tasks`). Throws `ServiceError`
     /// (`InvalidTask` 400, `TaskExists` 409, `TooManyTasks` 429, `ShuttingDown` 503).
@@ -24,6 +27,9 @@ public protocol TaskService: Sendable {
     /// `TaskNotFound` 404, `InvalidSEI` 400 (a field of the body, or an audio-only or relay task),
     /// `InvalidState` 409 (ended).
     func injectSEI(_ taskId: String, _ body: Data) async throws -> SEIAccepted
+    /// The task's document as last accepted, with its sequence (`GET /v1/tasks/{taskId}/document`).
+    /// `TaskNotFound` 404, `StoreUnavailable` 503.
+    func document(_ taskId: String) async throws -> AcceptedDocument
     /// Refuses new tasks from now on (`ShuttingDown` 503) and ends every running task properly
     /// (encoders flushed, trailers written, connections closed), waiting at most `seconds`.
     func shutdown(deadlineSeconds seconds: Double) async
@@ -35,6 +41,8 @@ public protocol TaskService: Sendable {
     func isReady() async -> Bool
     /// `/readyz` with its body: also what this node says of its task store (other nodes probe it).
     func readiness() async -> Readiness
+    /// The cluster's nodes as the task store sees them (`GET /v1/nodes`). `StoreUnavailable` 503.
+    func nodes() async throws -> [NodeInfo]
 }
 
 extension TaskService {
@@ -42,6 +50,9 @@ extension TaskService {
     public func isReady() async -> Bool { true }
     public func listing() async -> TaskListing { TaskListing(tasks: await list()) }
     public func readiness() async -> Readiness { await isReady() ? .ready : Readiness(ready: false, status: "not ready") }
+    public func nodes() async throws -> [NodeInfo] { [] }
+    /// A service without a task store keeps no documents.
+    public func document(_ taskId: String) async throws -> AcceptedDocument { throw ServiceError.taskNotFound(taskId) }
 }
 
 /// What `/readyz` answers: 200 when `ready`, else 503; `status` is its body's word.
