@@ -231,7 +231,6 @@ import TesseraWorkerProtocol
         let record = try await cluster.store.task("t1")
         #expect(record?.node == "c")
         #expect(record?.desired == .running)
-        #expect(await !a.cluster.isReady())
     }
 
     @Test func theNodesComeFromTheStore() async throws {

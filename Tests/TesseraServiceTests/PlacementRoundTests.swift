@@ -62,7 +62,13 @@ import TesseraWorkerProtocol
 /// The status a store record answers with when no live node answers for its task.
 @Suite struct StoredStatusTests {
     typealias F = ClusterFixtures
-    let written = #"{"taskId": "t1", "state": "running", "startedAt": "2026-01-01T00:00:00Z", "workerPid": 4242, "node": "b"}"#
+    /// What node b wrote: running, with its worker's pid.
+    var written: String {
+        var status = TaskStatus(taskId: "t1", state: .running, startedAt: "2026-01-01T00:00:00Z")
+        status.workerPid = 4242
+        status.node = "b"
+        return String(decoding: (try? JSONEncoder().encode(status)) ?? Data(), as: UTF8.self)
+    }
 
     @Test func aLiveNodesStatusIsAsWrittenWithoutItsPid() {
         let status = StoredStatus.of(F.task(node: "b", status: written), aliveNodes: ["b"])
