@@ -205,7 +205,7 @@ struct SDPSectionReader {
 }
 
 extension Substring {
-    /// Without Foundation, so TesseraCore's parsers stay plain Swift.
+    /// Without Foundation, so TesseraRTP's parsers stay plain Swift.
     fileprivate func trimmingWhitespace() -> Substring {
         guard let first = firstIndex(where: { !$0.isWhitespace }),
               let last = lastIndex(where: { !$0.isWhitespace }) else { return self[endIndex...] }

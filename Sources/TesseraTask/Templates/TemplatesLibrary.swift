@@ -3,7 +3,7 @@ import TesseraComposition
 
 /// The layout templates a task may name, read once from JSON files (`NAME.json`).
 ///
-/// `bundled` holds the ones shipped in the TesseraCore resource bundle (`Layouts/templates` in the
+/// `bundled` holds the ones shipped in the TesseraTask resource bundle (`Layouts/templates` in the
 /// repository). Note for packaging: SwiftPM looks for that bundle,
 /// `Tessera_TesseraTask.resources`, next to the executable, so an install must copy it along.
 public struct TemplateLibrary: Sendable {
@@ -47,7 +47,7 @@ public struct TemplateLibrary: Sendable {
             return TemplateLibrary(directory: resources.appendingPathComponent("templates"))
         }
         guard let resources = Bundle.module.resourceURL else {
-            return TemplateLibrary(templates: [], loadErrors: ["the TesseraCore resource bundle has no resources"])
+            return TemplateLibrary(templates: [], loadErrors: ["the TesseraTask resource bundle has no resources"])
         }
         return TemplateLibrary(directory: resources.appendingPathComponent("templates"))
     }()
