@@ -64,21 +64,37 @@ public enum S3XML {
     static func texts(_ name: String, in xml: String) -> [String] { elements(name, in: xml).map(unescape) }
 
     /// The raw inner XML of every element `name`, in document order (not nested in itself).
+    ///
+    /// Scanned as UTF-8 bytes, not as Characters: a combining mark right after a tag's `>` (a key
+    /// or an ETag that starts with one) would otherwise join the `>` into one grapheme, hide the
+    /// tag's end and drop the element (found by the `s3_xml` fuzz target).
     static func elements(_ name: String, in xml: String) -> [String] {
+        let bytes = Array(xml.utf8)
+        let openTag = Array("<\(name)".utf8), closeTag = Array("</\(name)>".utf8)
+        let greater = UInt8(ascii: ">"), slash = UInt8(ascii: "/"), space = UInt8(ascii: " ")
         var found: [String] = []
-        var rest = xml[...]
-        while let open = rest.range(of: "<\(name)") {
-            let after = rest[open.upperBound...]
+        var index = 0
+        while let open = firstIndex(of: openTag, in: bytes, from: index) {
+            let after = open + openTag.count
+            guard after < bytes.count else { break }
             // `<Part>` must not match `<PartNumber>`.
-            guard let next = after.first, next == ">" || next == " " || next == "/" else { rest = after; continue }
-            guard let close = after.firstIndex(of: ">") else { break }
-            if close > after.startIndex, after[after.index(before: close)] == "/" { found.append(""); rest = after[close...]; continue }
-            let inner = after[after.index(after: close)...]
-            guard let end = inner.range(of: "</\(name)>") else { break }
-            found.append(String(inner[..<end.lowerBound]))
-            rest = inner[end.upperBound...]
+            guard [greater, space, slash].contains(bytes[after]) else { index = after; continue }
+            guard let close = bytes[after...].firstIndex(of: greater) else { break }
+            if close > after, bytes[close - 1] == slash { found.append(""); index = close; continue }
+            guard let end = firstIndex(of: closeTag, in: bytes, from: close + 1) else { break }
+            found.append(String(decoding: bytes[(close + 1)..<end], as: UTF8.self))
+            index = end + closeTag.count
         }
         return found
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        var candidate = start
+        while candidate + needle.count <= haystack.count {
+            if haystack[candidate] == needle[0], haystack[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate }
+            candidate += 1
+        }
+        return nil
     }
 
     static func unescape(_ text: String) -> String {

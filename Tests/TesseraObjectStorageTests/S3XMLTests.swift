@@ -57,4 +57,13 @@ import TesseraObjectStorage
         let body = S3XML.completion([S3XML.Part(number: 2, etag: "\"b\"", size: 1), S3XML.Part(number: 1, etag: "\"a\"", size: 1)])
         #expect(body.contains("<Part><PartNumber>1</PartNumber><ETag>&quot;a&quot;</ETag></Part><Part><PartNumber>2</PartNumber>"))
     }
+
+    /// Found by the `s3_xml` fuzz target (fuzz/regressions/s3_xml/combining-mark-after-tag): text
+    /// starting with a combining mark joined the tag's `>` into one Character and the element was lost.
+    @Test func anElementWhoseTextStartsWithACombiningMarkIsRead() {
+        let parts = [S3XML.Part(number: 1, etag: "\u{36F}\u{FFFD}\u{FFFD}", size: 0), S3XML.Part(number: 2, etag: "e\u{301}", size: 0)]
+        #expect(S3XML.parts(S3XML.completion(parts)).items == parts)
+        let page = S3XML.uploads("<ListMultipartUploadsResult><Upload><Key>\u{301}rec.mp4</Key><UploadId>u1</UploadId></Upload></ListMultipartUploadsResult>")
+        #expect(page.items.count == 1)
+    }
 }
