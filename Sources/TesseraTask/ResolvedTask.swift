@@ -47,6 +47,9 @@ public struct ResolvedInput: Codable, Sendable, Equatable {
     }
     public var id: String
     public var source: Source
+        /// Files played in turn, each from its own start on the output timeline (`inputs[].sequence`:
+        /// a participant recorded in several files, re-mixed offline).
+        case sequence([TimedFile])
     public var loop: Bool
     /// Where the input's own time zero lies on the output timeline, in microseconds.
     public var startAtMicroseconds: Int64
@@ -57,6 +60,8 @@ public struct ResolvedInput: Codable, Sendable, Equatable {
 
     public static let defaultSilenceMicroseconds: Int64 = 2_000_000
 
+    /// Output-timeline spans in which the input is absent (placeholder, silence), sorted and disjoint.
+    public var gaps: [InputGap] = []
     public init(id: String, source: Source, loop: Bool, startAtMicroseconds: Int64,
                 silenceMicroseconds: Int64 = ResolvedInput.defaultSilenceMicroseconds) {
         self.id = id; self.source = source; self.loop = loop; self.startAtMicroseconds = startAtMicroseconds
@@ -65,6 +70,19 @@ public struct ResolvedInput: Codable, Sendable, Equatable {
 }
 
 public struct VideoSettings: Codable, Sendable, Equatable {
+
+    private enum CodingKeys: String, CodingKey { case id, source, loop, startAtMicroseconds, silenceMicroseconds, seiPassthrough, gaps }
+
+    /// Plans stored before `seiPassthrough` or `gaps` existed read as passing SEI, without gaps.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try container.decode(String.self, forKey: .id), source: try container.decode(Source.self, forKey: .source),
+                  loop: try container.decode(Bool.self, forKey: .loop),
+                  startAtMicroseconds: try container.decode(Int64.self, forKey: .startAtMicroseconds),
+                  silenceMicroseconds: try container.decode(Int64.self, forKey: .silenceMicroseconds))
+        seiPassthrough = try container.decodeIfPresent(Bool.self, forKey: .seiPassthrough) ?? true
+        gaps = try container.decodeIfPresent([InputGap].self, forKey: .gaps) ?? []
+    }
     public var width: Int
     public var height: Int
     public var fps: Int
@@ -162,6 +180,8 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
     }
     public var url: String
     public var kind: Kind
+        /// A path (or s3 spool path) with `{input}`: one remuxed recording per input.
+        case perInput(PerInputRecording)
     /// A recording (file or HLS) on hold: it receives nothing, and on resume its timestamps go on
     /// from where they stopped, so the paused span is simply absent.
     public var paused: Bool

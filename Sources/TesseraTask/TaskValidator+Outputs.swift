@@ -33,6 +33,14 @@ extension ValidationContext {
                 continue
             }
             seenURLs[spec.url] = index
+            if PerInputRecording.isTemplate(spec.url) {
+                if let output = resolvePerInputOutput(spec, at: index, inputs: inputs, context: context) {
+                    var resolved = resolvedOutput(spec, kind: output.kind, at: index, mode: mode, context: context)
+                    resolved.upload = output.upload
+                    outputs.append(resolved)
+                }
+                continue
+            }
             if TaskPathResolver.scheme(of: spec.url) == "rtp" {
                 if let settings = resolveRTPOutput(spec, at: index, context: context) {
                     outputs.append(resolvedOutput(spec, kind: .rtp(settings), at: index, mode: mode, context: context))
@@ -95,7 +103,7 @@ extension ValidationContext {
         switch kind {
         case .file(_, .y4m):
             issues.add(path, "a .y4m output holds raw frames for inspection and cannot be paused")
-        case .file, .hls:
+        case .file, .hls, .perInput:
             if options.offline { issues.add(path, "an offline mix cannot resume an output; leave paused out") }
         case .rtmp, .srt, .rtp:
             issues.add(path, "only recordings (files, HLS) can be paused; remove a stream output instead")

@@ -65,6 +65,9 @@ extension ValidationContext {
             issues.add(path, "an HLS output publishes every rendition under its master playlist; "
                        + "rendition is for rtmp, srt and file outputs")
             return 0
+        case .perInput:
+            // Refused where the output is resolved (it keeps each input's own streams).
+            return 0
         case .file(_, .y4m):
             if rendition != 0 { issues.add(path, "a .y4m output holds the raw composite at the main size; leave rendition out") }
             return 0

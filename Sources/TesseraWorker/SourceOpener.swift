@@ -16,6 +16,8 @@ enum SourceOpener {
                                        decoderThreads: decoderThreads, readTimeoutSeconds: 5)
             case .rtpSDP, .rtpAllocate:
                 throw MediaError("RTP input cannot be read as a container")
+            case .sequence:
+                throw MediaError("a sequence input is opened file by file (openInput)")
             }
         } catch {
             throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")

@@ -25,6 +25,7 @@ extension ResolvedInput {
         case .network(let url): return url
         case .rtpSDP: return "rtp (sdp)"
         case .rtpAllocate: return "rtp (allocated ports)"
+        case .sequence(let files): return files.first.map { "\($0.path) (+\(files.count - 1) more)" } ?? "sequence"
         }
     }
 }

@@ -6,6 +6,8 @@ import TesseraTask
 extension OutputSet {
     func open(_ output: ResolvedOutput, joinsMidStream: Bool = false) throws {
         do {
+            // Remuxed from each input's own packets, not from an encode (the per-input recorder).
+            if case .perInput = output.kind { return }
             if case .rtp(let settings) = output.kind {
                 let publisher = try makeRTPPublisher(output, settings: settings)
                 publisher.start()
@@ -92,7 +94,7 @@ extension OutputSet {
     static func formatName(_ output: ResolvedOutput) -> String? {
         switch output.kind {
         case .file(_, let container): return container.muxerName
-        case .rtp: return nil
+        case .rtp, .perInput: return nil
         case .rtmp: return "flv"
         case .srt: return "mpegts"
         case .hls(let hls): return hls.segmentFormat == .fmp4 ? "mp4" : "mpegts"

@@ -42,6 +42,8 @@ struct OutputTarget {
             // Never muxed: `RTPPublisher` packetizes and sends RTP itself (SRTP by libsrtp, RTCP
             // both ways), which FFmpeg's rtp muxer cannot.
             preconditionFailure("rtp outputs are sent by RTPPublisher, not a muxer")
+        case .perInput:
+            preconditionFailure("{input} outputs remux each input's own packets; they take no encode")
         case .file(let path, let container):
             url = path
             let folder = (path as NSString).deletingLastPathComponent

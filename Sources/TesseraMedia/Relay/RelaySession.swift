@@ -30,7 +30,7 @@ public final class RelaySession {
             switch output.kind {
             case .rtmp: return true
             case .file(_, let container): return container == .flv
-            case .srt, .rtp, .hls: return false
+            case .srt, .rtp, .hls, .perInput: return false
             }
         }
         if outputs.contains(where: { if case .rtp = $0.kind { return true } else { return false } }) {

@@ -17,6 +17,8 @@ public enum OutputClaimKeys {
         if let upload = output.upload { return "s3://\(upload.bucket)/\(upload.key)" }
         switch output.kind {
         case .file(let path, _): return "file:" + path
+        // The template claims every input's files at once (two tasks recording `{input}` into one folder collide).
+        case .perInput(let recording): return "file:" + recording.template
         case .hls(let settings): return settings.overHTTP ? settings.playlist : "file:" + settings.playlist
         case .rtmp, .srt, .rtp: return nil
         }
