@@ -9,7 +9,8 @@
    per-participant recordings are — Matroska holding H.264 (1280x720 30 fps, libx264 veryfast
    CRF 23 capped at 6 Mb/s, 2 s GOP, a different moving picture each) and Opus (48 kHz stereo, a
    different tone each) — joining the show at 0, 3, 7.5 and 12 s and staying to its end
-   (`--minutes`, default 10: a 10-minute show).
+   (`--minutes`, default 10: a 10-minute show); each file's timestamps start at its offset, as the
+   recorder stamps them on the task clock.
 2. **The manifest** (`WORK/runs/show.timeline.json`), written by hand to the documented format: a
    task document in mode `mix`, pace `asap`, whose inputs are the four files each with its
    `startAtMs`, a 2x2 layout of 640x360 tiles (`renderMode: stretch`), Tessera's offline encoder
@@ -17,7 +18,7 @@
    `timeline` object.
 3. **Tessera**: `tessera mix show.timeline.json --output-dir WORK/runs` under `/usr/bin/time`.
 4. **ffmpeg**: the same composite as one command line — each file with `-itsoffset` (its
-   `startAtMs`), `scale=640:360:flags=area` (Tessera's 2x2 downscale), `overlay` onto a black
+   `startAtMs`; ffmpeg starts each input at its own start time, so the offset is said again), `scale=640:360:flags=area` (Tessera's 2x2 downscale), `overlay` onto a black
    1280x720 canvas, the audio of each padded from the show's start (`aresample=first_pts=0`) and
    summed by `amix=normalize=0`, encoded with the x264 options Tessera's encoder really ran with
    (read from the x264 SEI in Tessera's output, as bench/mix-vs-ffmpeg.sh does) and AAC 128 kb/s,
@@ -44,7 +45,7 @@ OFFSETS = [0.0, 3.0, 7.5, 12.0]
 PATTERNS = ["testsrc2=s=1280x720:r=30", "smptehdbars=s=1280x720:r=30",
             "mandelbrot=s=640x360:r=30,scale=1280:720", "gradients=s=1280x720:r=30:n=4:speed=0.03:seed=7"]
 TONES = [220, 330, 440, 550]
-GEN_VERSION = 1
+GEN_VERSION = 2
 
 
 def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
@@ -64,7 +65,9 @@ def make_participant(media: Path, i: int, show_seconds: float) -> Path:
          "-t", f"{length:g}", "-map", "0:v", "-map", "1:a",
          "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-maxrate", "6M", "-bufsize", "12M", "-g", "60",
          "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
-         "-color_range", "tv", "-c:a", "libopus", "-b:a", "64k", "-f", "matroska", tmp])
+         "-color_range", "tv", "-c:a", "libopus", "-b:a", "64k",
+         # Stamped on the show's clock, as the recorder stamps them: the file starts at its offset.
+         "-output_ts_offset", f"{OFFSETS[i]:g}", "-f", "matroska", tmp])
     tmp.rename(out)
     return out
 
