@@ -1,0 +1,429 @@
+"""An HLS client that does what players do, for the LL-HLS tests and benches (stdlib only, so the
+benches run it with the system Python; decoding is the `ffmpeg` command line).
+
+- `parse_playlist(text)`: a media playlist (RFC 8216bis) as a `MediaPlaylist`: segments with their
+  parts, the parts of the segment in progress, `EXT-X-PRELOAD-HINT`, `SERVER-CONTROL`,
+  `PART-INF`, `EXT-X-SKIP`, `EXT-X-MAP`, PDT, `EXT-X-ENDLIST`.
+- `HLSClient(url, mode="low")`: an asyncio player. Low-latency mode loads the playlist, starts at
+  the independent part nearest `PART-HOLD-BACK` from the live edge, then loops on blocking reloads
+  (`_HLS_msn` / `_HLS_part` of the next part), fetches each new part as soon as it is listed, and
+  requests the preload-hinted part *before it exists* (a request in flight, as hls.js and AVPlayer
+  do). Classic mode (`mode="classic"`) fetches whole segments, starts three segments from the end
+  and reloads every target duration (half of it when nothing changed). Each media byte goes to
+  `on_media(bytes)`; with `decode=True` a `Decoder` (ffmpeg reading the concatenated init + parts
+  from a pipe) notes every decoded frame with its arrival time (CLOCK_MONOTONIC), its pts, the
+  moment a player with that start-up would show it, and a 64x36 RGB thumbnail.
+- `Http`: a tiny keep-alive HTTP/1.1 client on asyncio streams (Content-Length and chunked bodies),
+  cheap enough to run hundreds of players in one process (bench/origin-clients.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+from flashclock import Decoder
+
+
+# --------------------------------------------------------------------------------------------- #
+# playlists
+# --------------------------------------------------------------------------------------------- #
+@dataclass
+class Part:
+    uri: str
+    duration: float
+    independent: bool
+    msn: int = 0
+    index: int = 0          # part number within its segment
+    start: float = 0.0      # seconds from the start of the playlist's first listed segment
+
+
+@dataclass
+class Segment:
+    uri: str
+    duration: float
+    msn: int
+    parts: list[Part] = field(default_factory=list)
+    pdt: str | None = None
+    discontinuity: bool = False
+
+
+@dataclass
+class MediaPlaylist:
+    text: str
+    version: int | None = None
+    target_duration: float | None = None
+    media_sequence: int = 0
+    part_target: float | None = None
+    server_control: dict = field(default_factory=dict)
+    skipped: int = 0                      # EXT-X-SKIP:SKIPPED-SEGMENTS
+    segments: list[Segment] = field(default_factory=list)
+    pending_parts: list[Part] = field(default_factory=list)   # of segment `next_msn`, not yet complete
+    hint: dict | None = None              # EXT-X-PRELOAD-HINT attributes (TYPE, URI, BYTERANGE-START)
+    endlist: bool = False
+    map_uri: str | None = None
+    playlist_type: str | None = None
+
+    @property
+    def next_msn(self) -> int:
+        """The media sequence number of the segment after the last complete one."""
+        return self.media_sequence + self.skipped + len(self.segments)
+
+    def all_parts(self) -> list[Part]:
+        return [p for s in self.segments for p in s.parts] + self.pending_parts
+
+    def next_part(self) -> tuple[int, int]:
+        """(msn, part) of the first part not listed: what a blocking reload asks for next."""
+        return self.next_msn, len(self.pending_parts)
+
+    def end_time(self) -> float:
+        return sum(s.duration for s in self.segments) + sum(p.duration for p in self.pending_parts)
+
+
+ATTR = re.compile(r'([A-Z0-9-]+)=("[^"]*"|[^,]*)')
+
+
+def attributes(text: str) -> dict:
+    return {k: v[1:-1] if v.startswith('"') else v for k, v in ATTR.findall(text)}
+
+
+def parse_playlist(text: str) -> MediaPlaylist:
+    pl = MediaPlaylist(text=text)
+    parts: list[Part] = []
+    duration: float | None = None
+    pdt, disc = None, False
+    t = 0.0
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        tag, _, value = line.partition(":")
+        if tag == "#EXT-X-VERSION":
+            pl.version = int(value)
+        elif tag == "#EXT-X-TARGETDURATION":
+            pl.target_duration = float(value)
+        elif tag == "#EXT-X-MEDIA-SEQUENCE":
+            pl.media_sequence = int(value)
+        elif tag == "#EXT-X-PART-INF":
+            pl.part_target = float(attributes(value)["PART-TARGET"])
+        elif tag == "#EXT-X-SERVER-CONTROL":
+            pl.server_control = attributes(value)
+        elif tag == "#EXT-X-SKIP":
+            pl.skipped = int(attributes(value)["SKIPPED-SEGMENTS"])
+        elif tag == "#EXT-X-MAP":
+            pl.map_uri = attributes(value)["URI"]
+        elif tag == "#EXT-X-PLAYLIST-TYPE":
+            pl.playlist_type = value
+        elif tag == "#EXT-X-PROGRAM-DATE-TIME":
+            pdt = value
+        elif tag == "#EXT-X-DISCONTINUITY":
+            disc = True
+        elif tag == "#EXT-X-PART":
+            a = attributes(value)
+            parts.append(Part(a["URI"], float(a["DURATION"]), a.get("INDEPENDENT") == "YES"))
+        elif tag == "#EXT-X-PRELOAD-HINT":
+            pl.hint = attributes(value)
+        elif tag == "#EXTINF":
+            duration = float(value.split(",")[0])
+        elif tag == "#EXT-X-ENDLIST":
+            pl.endlist = True
+        elif not line.startswith("#") and duration is not None:
+            msn = pl.next_msn
+            for i, p in enumerate(parts):
+                p.msn, p.index = msn, i
+            seg = Segment(line, duration, msn, parts, pdt, disc)
+            for p in parts:
+                p.start = t
+                t += p.duration
+            t = sum(s.duration for s in pl.segments) + duration
+            pl.segments.append(seg)
+            parts, duration, pdt, disc = [], None, None, False
+    for i, p in enumerate(parts):
+        p.msn, p.index, p.start = pl.next_msn, i, t
+        t += p.duration
+    pl.pending_parts = parts
+    return pl
+
+
+# --------------------------------------------------------------------------------------------- #
+# HTTP
+# --------------------------------------------------------------------------------------------- #
+@dataclass
+class Reply:
+    status: int
+    headers: dict
+    body: bytes
+    sent: float          # CLOCK_MONOTONIC when the request was written
+    first_byte: float    # when the status line arrived
+    done: float          # when the body was complete
+
+
+class Http:
+    """One keep-alive HTTP/1.1 connection to host:port (re-opened when the server closes it)."""
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.busy = False
+
+    async def close(self):
+        if self.writer is not None:
+            self.writer.close()
+            try:
+                await self.writer.wait_closed()
+            except (OSError, ConnectionError):
+                pass
+        self.reader = self.writer = None
+
+    async def get(self, path: str, timeout: float = 30, headers: dict | None = None) -> Reply:
+        assert not self.busy, "one request at a time on a connection"
+        self.busy = True
+        try:
+            return await self._get(path, timeout, headers)
+        finally:
+            self.busy = False
+
+    async def _get(self, path: str, timeout: float, headers: dict | None) -> Reply:
+        for attempt in (0, 1):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+            sent = time.monotonic()
+            try:
+                self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{extra}\r\n".encode())
+                return await asyncio.wait_for(self._read(sent), timeout)
+            except (ConnectionError, asyncio.IncompleteReadError, OSError):
+                await self.close()
+                if attempt:
+                    raise
+            except asyncio.TimeoutError:
+                await self.close()
+                raise
+        raise AssertionError("unreachable")
+
+    async def _read(self, sent: float) -> Reply:
+        status_line = await self.reader.readuntil(b"\r\n")
+        first = time.monotonic()
+        status = int(status_line.split()[1])
+        headers = {}
+        while True:
+            line = await self.reader.readuntil(b"\r\n")
+            if line == b"\r\n":
+                break
+            k, _, v = line.decode("latin-1").partition(":")
+            headers[k.strip().lower()] = v.strip()
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            body = bytearray()
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                if size == 0:
+                    while (await self.reader.readuntil(b"\r\n")) != b"\r\n":
+                        pass
+                    break
+                body += await self.reader.readexactly(size)
+                await self.reader.readexactly(2)
+            body = bytes(body)
+        elif "content-length" in headers:
+            body = await self.reader.readexactly(int(headers["content-length"]))
+        else:
+            body = await self.reader.read()
+            await self.close()
+        if headers.get("connection", "").lower() == "close":
+            await self.close()
+        return Reply(status, headers, body, sent, first, time.monotonic())
+
+
+# --------------------------------------------------------------------------------------------- #
+# the player
+# --------------------------------------------------------------------------------------------- #
+@dataclass
+class Fetch:
+    name: str
+    msn: int
+    part: int | None       # None: a whole segment (or a hinted part not listed yet)
+    requested: float
+    done: float
+    size: int
+    status: int
+    hinted: bool = False   # requested from a preload hint, before it was listed
+
+
+class HLSClient:
+    """A player of one media playlist. `await run(seconds)` plays until the playlist ends, the time
+    is up or `stop()`; `fetches`, `reloads`, `errors` say what it did."""
+
+    def __init__(self, url: str, mode: str = "low", decode: bool = False, on_media=None,
+                 hold_back: float | None = None, timeout: float = 15):
+        assert mode in ("low", "classic")
+        self.url, self.mode, self.timeout = url, mode, timeout
+        u = urlsplit(url)
+        self.host, self.port = u.hostname, u.port or 80
+        self.base_path = u.path
+        self.hold_back = hold_back
+        self.decoder = Decoder() if decode else None
+        self.on_media = on_media
+        self.fetches: list[Fetch] = []
+        self.reloads: list[tuple[str, float, float, int]] = []   # (query, sent, done, status)
+        self.errors: list[str] = []
+        self.hint_failures: list[str] = []   # hinted parts, listed later, answered with an error
+        self.hints_unlisted: list[str] = []  # hinted parts the playlist then never listed
+        self.playlist: MediaPlaylist | None = None
+        self.part_counts: dict[int, int] = {}   # msn → parts, from every playlist read
+        self.started_at: tuple[int, int | None] | None = None   # (msn, part) it began with
+        self.ended = False
+        self._stopping = False
+        self._playlist_http = Http(self.host, self.port)
+        self._media_http = Http(self.host, self.port)
+        self._hint_http = [Http(self.host, self.port)]
+
+    def stop(self):
+        self._stopping = True
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _path(self, uri: str) -> str:
+        return urlsplit(urljoin(self.base_path, uri)).path + (("?" + urlsplit(uri).query) if "?" in uri else "")
+
+    def _media(self, data: bytes):
+        if self.decoder is not None:
+            self.decoder.feed(data)
+        if self.on_media is not None:
+            self.on_media(data)
+
+    async def _reload(self, query: str = "") -> MediaPlaylist:
+        path = self.base_path + (("?" + query) if query else "")
+        r = await self._playlist_http.get(path, timeout=self.timeout)
+        self.reloads.append((query, r.sent, r.done, r.status))
+        if r.status != 200:
+            raise RuntimeError(f"GET {path}: {r.status} {r.body[:200]!r}")
+        self.playlist = parse_playlist(r.body.decode())
+        for s in self.playlist.segments:
+            if s.parts:
+                self.part_counts[s.msn] = len(s.parts)
+        return self.playlist
+
+    async def _get(self, uri: str, msn: int, part: int | None, http: Http | None = None, hinted=False) -> bytes:
+        r = await (http or self._media_http).get(self._path(uri), timeout=self.timeout)
+        self.fetches.append(Fetch(uri, msn, part, r.sent, r.done, len(r.body), r.status, hinted))
+        if r.status != 200:
+            raise RuntimeError(f"GET {uri}: {r.status} {r.body[:200]!r}")
+        return r.body
+
+    async def run(self, seconds: float | None = None) -> "HLSClient":
+        try:
+            if seconds is None:
+                await self._play()
+            else:
+                await asyncio.wait_for(self._play(), seconds)
+        except asyncio.TimeoutError:
+            pass
+        except Exception as e:  # noqa: BLE001 (the caller reads what went wrong)
+            self.errors.append(f"{type(e).__name__}: {e}")
+        finally:
+            for h in (self._playlist_http, self._media_http, *self._hint_http):
+                await h.close()
+        return self
+
+    async def _play(self):
+        pl = await self._reload()
+        if pl.map_uri:
+            self._media(await self._get(pl.map_uri, -1, None))
+        if self.mode == "classic":
+            await self._play_segments(pl)
+        else:
+            await self._play_parts(pl)
+        self.ended = True
+
+    # -- classic -------------------------------------------------------------------------------
+    async def _play_segments(self, pl: MediaPlaylist):
+        nxt = pl.segments[max(0, len(pl.segments) - 3)].msn if pl.segments else pl.next_msn
+        self.started_at = (nxt, None)
+        while not self._stopping:
+            changed = False
+            for s in pl.segments:
+                if s.msn >= nxt:
+                    self._media(await self._get(s.uri, s.msn, None))
+                    nxt, changed = s.msn + 1, True
+            if pl.endlist:
+                return
+            last = self.reloads[-1][1]
+            wait = (pl.target_duration or 2) * (1 if changed else 0.5)
+            await asyncio.sleep(max(0.0, last + wait - time.monotonic()))
+            pl = await self._reload()
+
+    # -- low latency ---------------------------------------------------------------------------
+    def _start_part(self, pl: MediaPlaylist) -> Part:
+        parts = pl.all_parts()
+        hold = self.hold_back if self.hold_back is not None else \
+            float(pl.server_control.get("PART-HOLD-BACK", 3 * (pl.part_target or 1)))
+        end = pl.end_time()
+        candidates = [p for p in parts if p.independent and end - p.start >= hold]
+        return candidates[-1] if candidates else next((p for p in parts if p.independent), parts[0])
+
+    async def _play_parts(self, pl: MediaPlaylist):
+        if not pl.all_parts():
+            raise RuntimeError(f"the playlist lists no EXT-X-PART:\n{pl.text[:1500]}")
+        start = self._start_part(pl)
+        self.started_at = (start.msn, start.index)
+        have = (start.msn, start.index - 1)
+        hinted: dict[str, asyncio.Task] = {}
+        try:
+            await self._follow_parts(pl, have, hinted)
+        finally:
+            for task in hinted.values():   # a hint still in flight when the player stops
+                if task.done() and not task.cancelled():
+                    task.exception()
+                else:
+                    task.cancel()
+
+    async def _follow_parts(self, pl: MediaPlaylist, have: tuple[int, int], hinted: dict[str, asyncio.Task]):
+        while not self._stopping:
+            for p in pl.all_parts():
+                if (p.msn, p.index) <= have:
+                    continue
+                task = hinted.pop(p.uri, None)
+                data = None
+                if task is not None:
+                    try:
+                        data = await task
+                        fetch = next(f for f in reversed(self.fetches) if f.hinted and f.name == p.uri)
+                        fetch.msn, fetch.part = p.msn, p.index
+                    except (RuntimeError, OSError, asyncio.TimeoutError) as e:
+                        self.hint_failures.append(f"{p.uri}: {e}")   # then asked for as listed
+                if data is None:
+                    data = await self._get(p.uri, p.msn, p.index)
+                self._media(data)
+                have = (p.msn, p.index)
+            if pl.endlist:
+                return
+            msn, part = pl.next_part()
+            hint = pl.hint
+            for uri in [u for u, t in hinted.items() if t.done() and (not hint or u != hint.get("URI"))]:
+                e = hinted.pop(uri).exception()   # a hint the playlist never listed
+                self.hints_unlisted.append(f"{uri}: {e}" if e else uri)
+            if hint and hint.get("TYPE") == "PART" and hint["URI"] not in hinted and "BYTERANGE-START" not in hint:
+                # The hinted part is asked for now; the server answers when it exists.
+                http = next((h for h in self._hint_http if not h.busy), None)
+                if http is None:   # a hint the playlist never listed is still held: another connection
+                    http = Http(self.host, self.port)
+                    self._hint_http.append(http)
+                hinted[hint["URI"]] = asyncio.ensure_future(self._get(hint["URI"], -1, None, http=http, hinted=True))
+            pl = await self._reload(f"_HLS_msn={msn}&_HLS_part={part}")
+
+    # -- results -------------------------------------------------------------------------------
+    def close(self):
+        if self.decoder is not None:
+            self.decoder.close()
+
+    def parts_fetched(self) -> list[tuple[int, int]]:
+        return [(f.msn, f.part) for f in self.fetches if f.part is not None and f.status == 200]
+
+
+def play(url: str, seconds: float, **kw) -> HLSClient:
+    """Runs one client for `seconds` (or until ENDLIST) in this thread; closes its decoder."""
+    client = HLSClient(url, **kw)
+    asyncio.run(client.run(seconds))
+    client.close()
+    return client
