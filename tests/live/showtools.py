@@ -1,0 +1,172 @@
+"""A recorded show for the per-participant recording tests (issue 32): participants whose picture
+flashes white and whose tone beeps at known times of their own clock, a hand-written SDP for one
+that joins later, and readers that find those moments again in a file or a composite.
+
+- `flash_video(rgb, size)` / `beep_audio(freq)`: lavfi graphs. The picture is solid `rgb` with a
+  white flash of 3 frames at t = 1, 3, 5 … s (every 2 s, from 1 s); the tone is a steady sine at
+  a low level that rises for 0.25 s at the same instants (the beep).
+- `show_sender(...)`: an `RtpSender` sending them with a fixed GOP (no scene-cut keyframes), so a
+  recording's keyframe spacing tells the sender's stream from any re-encode.
+- `sdp_for(...)`: the SDP of such a sender, written before it starts (ffmpeg writes its own only
+  once it runs, and a participant joining late must be in the task from its `POST`).
+- `Timed`: a file's decoded frames with their timestamps; `flash_onsets`, `beep_onsets`,
+  `colour_name`, `region_rgb` read them.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from helpers import BLUE, GREEN, GREY, RED, WHITE, BLACK, decode_audio, split_yuv420, yuv_to_rgb
+from rtptools import RtpSender
+
+PERIOD = 2.0          # s between flashes (and beeps) of one sender
+FIRST = 1.0           # sender time of its first flash
+FLASH = 0.09          # s: three frames at 30 fps
+BEEP = 0.25           # s
+LOW, HIGH = 0.05, 0.30
+GOP = 20              # sender keyframe interval (frames); the composite's is 30
+RATE = 48000
+NAMED = {"red": RED, "blue": BLUE, "green": GREEN, "grey": GREY, "white": WHITE, "black": BLACK}
+
+
+def flash_video(rgb, size, duration: float | None = None) -> str:
+    on = rf"gte(mod(t\,{PERIOD})\,{FIRST})*lt(mod(t\,{PERIOD})\,{FIRST + FLASH})"
+    length = f":d={duration}" if duration else ""
+    return (f"color=c=0x{rgb[0]:02X}{rgb[1]:02X}{rgb[2]:02X}:s={size[0]}x{size[1]}:r=30{length},"
+            f"drawbox=color=white:t=fill:enable='{on}'")
+
+
+def beep_audio(freq: float, duration: float | None = None) -> str:
+    on = rf"gte(mod(t\,{PERIOD})\,{FIRST})*lt(mod(t\,{PERIOD})\,{FIRST + BEEP})"
+    length = f":d={duration}" if duration else ""
+    return rf"aevalsrc=exprs='({LOW}+{HIGH - LOW}*{on})*sin(2*PI*{freq}*t)':s={RATE}{length}"
+
+
+def show_sender(root: Path, video_port: int, audio_port: int, rgb, tone: float, vcodec: str, size,
+                name: str) -> RtpSender:
+    sender = RtpSender(root, video_port, audio_port, rgb, tone, vcodec=vcodec, gop=GOP, size=size, name=name,
+                       video_source=flash_video(rgb, size), audio_source=beep_audio(tone))
+    # Keyframes every GOP frames exactly: x264 and libvpx otherwise add one at each flash.
+    at = sender.cmd.index("-g") + 2
+    sender.cmd[at:at] = ["-keyint_min", str(GOP)] + (["-sc_threshold", "0"] if vcodec == "h264" else [])
+    return sender
+
+
+def sdp_for(video_port: int, audio_port: int, vcodec: str) -> str:
+    """What `show_sender` sends: VP8 (PT 97) or H.264 (PT 96, in-band parameter sets), Opus (PT 111)."""
+    video = {"vp8": ["m=video {} RTP/AVP 97", "a=rtpmap:97 VP8/90000"],
+             "h264": ["m=video {} RTP/AVP 96", "a=rtpmap:96 H264/90000", "a=fmtp:96 packetization-mode=1"]}[vcodec]
+    lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=late", "c=IN IP4 127.0.0.1", "t=0 0",
+             video[0].format(video_port), *video[1:],
+             f"m=audio {audio_port} RTP/AVP 111", "a=rtpmap:111 opus/48000/2"]
+    return "\r\n".join(lines) + "\r\n"
+
+
+# --------------------------------------------------------------------------------------------- #
+# reading files back
+# --------------------------------------------------------------------------------------------- #
+def probe(path) -> dict:
+    r = subprocess.run(["ffprobe", "-v", "error", "-show_format", "-show_streams", "-of", "json", str(path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, f"ffprobe {path}: {r.stderr.strip()}"
+    return json.loads(r.stdout)
+
+
+def video_packets(path) -> list[tuple[float, bool]]:
+    """(pts seconds, keyframe) of each video packet, in decode order."""
+    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags",
+                        "-of", "json", str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [(float(p["pts_time"]), "K" in p.get("flags", "")) for p in json.loads(r.stdout).get("packets", [])
+            if p.get("pts_time") not in (None, "N/A")]
+
+
+@dataclass
+class Timed:
+    """A file's video frames (yuv420p) and their presentation times in seconds, as stamped in it."""
+    times: np.ndarray
+    frames: list
+
+    @classmethod
+    def read(cls, path, width: int, height: int) -> "Timed":
+        r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                            "frame=best_effort_timestamp_time", "-of", "json", str(path)],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        times = [float(f["best_effort_timestamp_time"]) for f in json.loads(r.stdout).get("frames", [])]
+        raw = subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", str(path), "-map", "0:v:0",
+                              "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"],
+                             capture_output=True, timeout=300)
+        assert raw.returncode == 0, raw.stderr.decode(errors="replace")
+        frames = split_yuv420(raw.stdout, width, height)
+        n = min(len(times), len(frames))
+        assert n > 0, f"{path}: no video frames"
+        return cls(np.asarray(times[:n]), frames[:n])
+
+    def index_at(self, t: float) -> int:
+        return int(np.argmin(np.abs(self.times - t)))
+
+
+def region_rgb(frame, x: int, y: int, radius: int = 4) -> np.ndarray:
+    """Mean R'G'B' of the block around (x, y) (luma and chroma of the block only: fast)."""
+    y0, y1, x0, x1 = y - radius, y + radius, x - radius, x + radius
+    ys = frame.y[y0:y1, x0:x1].astype(np.float64).mean()
+    us = frame.u[y0 // 2:y1 // 2, x0 // 2:x1 // 2].astype(np.float64).mean()
+    vs = frame.v[y0 // 2:y1 // 2, x0 // 2:x1 // 2].astype(np.float64).mean()
+    return yuv_to_rgb(np.array([[ys]]), np.array([[us]]), np.array([[vs]]))[0, 0]
+
+
+def colour_name(rgb, tol: float = 40) -> str:
+    """The named colour within `tol` of `rgb` (max over channels), else its rounded value."""
+    best = min(NAMED, key=lambda k: float(np.max(np.abs(np.asarray(rgb) - NAMED[k]))))
+    return best if float(np.max(np.abs(np.asarray(rgb) - NAMED[best]))) <= tol else str(tuple(np.round(rgb).astype(int)))
+
+
+def luma(frames, x: int, y: int, radius: int = 4) -> np.ndarray:
+    return np.array([float(f.y[y - radius:y + radius, x - radius:x + radius].mean()) for f in frames])
+
+
+def flash_onsets(times: np.ndarray, levels: np.ndarray, threshold: float = 200) -> list[int]:
+    """Frame indices where the picture turns white (a flash starts)."""
+    return [i for i in range(1, len(levels)) if levels[i] > threshold >= levels[i - 1]]
+
+
+def envelope(pcm: np.ndarray, freq: float, hop: int = 240, window: int = 960) -> np.ndarray:
+    """Amplitude of the `freq` sinusoid in 20 ms Hann windows every 5 ms."""
+    n = max(0, (len(pcm) - window) // hop)
+    index = np.arange(window)[None, :] + hop * np.arange(n)[:, None]
+    w = np.hanning(window)
+    carrier = np.exp(-2j * np.pi * freq * np.arange(len(pcm)) / RATE)
+    return 2 * np.abs(np.sum((pcm * carrier)[index] * w, axis=1)) / np.sum(w)
+
+
+def beep_onsets(path, freq: float, start: float, hop: int = 240, window: int = 960) -> list[float]:
+    """Times (s, on the file's own timestamps: `start` is its first audio sample's) where the tone
+    at `freq` rises through the middle between its steady level and its beep level."""
+    pcm = decode_audio(path, RATE, 1)[:, 0].astype(np.float64)
+    env = envelope(pcm, freq, hop, window)
+    if len(env) < 10:
+        return []
+    low, high = np.percentile(env, 20), np.percentile(env, 98)
+    if high < 2 * max(low, 1e-4):
+        return []
+    mid = (low + high) / 2
+    up = np.nonzero((env[1:] > mid) & (env[:-1] <= mid))[0]
+    centre = window / 2 / RATE
+    return [start + (i + (mid - env[i]) / (env[i + 1] - env[i])) * hop / RATE + centre for i in up]
+
+
+def first_audio_time(path) -> float:
+    """The audio stream's start time (s): what its first decoded sample is stamped with."""
+    audio = [s for s in probe(path)["streams"] if s.get("codec_type") == "audio"]
+    assert audio, f"{path}: no audio stream"
+    return float(audio[0].get("start_time", 0) or 0)
+
+
+def nearest(values: list[float], t: float) -> float | None:
+    return min(values, key=lambda v: abs(v - t)) if values else None
