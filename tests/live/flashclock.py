@@ -99,10 +99,14 @@ class FlashSender:
     def join(self):
         self.thread.join()
         try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.proc.wait(1)
+        except subprocess.TimeoutExpired:   # the silent audio source never ends by itself
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
 @dataclass
