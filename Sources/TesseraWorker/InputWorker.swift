@@ -46,6 +46,9 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// False for media that arrives in real time by itself (RTP): holding its thread back would
     /// only delay one stream's packets behind the other's.
     private var paced = true
+    /// This input's per-participant recordings (`{input}` outputs), on its thread; nil when the
+    /// task has none it could ever have (offline without any).
+    private let recordings: InputRecordings?
 
     /// What the input's thread tells the status, read from any thread.
     struct Shared {
@@ -78,7 +81,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     /// Offline: `source` is already open. Live: pass nil and the worker opens it with `open`.
     init(input: ResolvedInput, source: (any OpenedInput)?, open: @escaping (InterruptFlag) throws -> any OpenedInput,
          channel: InputChannel, layout: LayoutState, audio: AudioSettings, video: VideoSettings?, clock: TaskClock?,
-         stateChanged: ChangeSignal) {
+         stateChanged: ChangeSignal, recordings: PerInputRecordings? = nil) {
+        self.recordings = recordings.map { InputRecordings(inputID: input.id, shared: $0) }
         self.input = input
         self.stateChanged = stateChanged
         self.channel = channel
@@ -99,6 +103,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
     func start() {
         let thread = Thread { [self] in
             if isLive { runLive() } else { runOffline() }
+            recordings?.finishAll()
             // What the input holds open (RTP ports, a connection) goes with its thread, not with
             // this object, which the pipeline may keep a little longer.
             initialSource = nil
@@ -181,6 +186,8 @@ final class InputWorker: MediaSink, @unchecked Sendable {
                 guard let reader = shared.withLock({ $0.reader })?.reader else { break }
                 // The reader goes with its run: a reopen must find the old sockets closed.
                 defer {
+                    // A file per connection: the next one starts the next file.
+                    recordings?.finishAll()
                     let errors = reader.decodeErrors
                     shared.withLock { $0.decodeErrors += errors; $0.reader = nil }
                 }
@@ -213,6 +220,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         // Bound RTP ports make the input `ready`: said at once, a `POST` waits for it.
         if source.arrivesInRealTime { stateChanged.notify() }
         paced = !source.arrivesInRealTime
+        recordings?.hasVideo = hasVideo
         if !source.description.hasVideo { channel.finishVideo() }
         if !source.description.hasAudio { channel.finishAudio() }
     }
@@ -278,6 +286,15 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         channel.audioAppended(endMicroseconds: (at + Int64(count)) * 1_000_000 / rate)
         markLive()
         holdBack(startMicroseconds)
+    }
+
+    /// Per-participant recordings: each packet as received, on the task clock where `place` puts
+    /// the picture or audio decoded from it (the same mapping, so a moment is at the same task
+    /// time in the participant's file and in the composite).
+    var wantsPackets: Bool { recordings?.wantsPackets ?? false }
+
+    func encoded(_ packet: EncodedPacket) {
+        recordings?.write(packet, ptsMicroseconds: place(packet.ptsMicroseconds))
     }
 
     /// Input time → output timeline (`InputPlacement`). Live, the first media of a connection

@@ -15,8 +15,12 @@ struct InputWorkerFactory: Sendable {
     let clock: TaskClock
     let stateChanged: ChangeSignal
     let openInput: MixMedia.OpenInput
+    /// The task's per-participant outputs, which every input records into.
+    let recordings: PerInputRecordings?
 
-    init(task: ResolvedTask, layout: LayoutState, clock: TaskClock, stateChanged: ChangeSignal, openInput: @escaping MixMedia.OpenInput) {
+    init(task: ResolvedTask, layout: LayoutState, clock: TaskClock, stateChanged: ChangeSignal, openInput: @escaping MixMedia.OpenInput,
+         recordings: PerInputRecordings? = nil) {
+        self.recordings = recordings
         audio = task.audio
         video = task.video
         live = task.pace == .realtime
@@ -36,6 +40,6 @@ struct InputWorkerFactory: Sendable {
         return InputWorker(input: input, source: source,
                            open: { [openInput, latency] interrupt in try openInput(input, interrupt, decoderThreads, latency) },
                            channel: channel, layout: layout, audio: audio, video: video,
-                           clock: live ? clock : nil, stateChanged: stateChanged)
+                           clock: live ? clock : nil, stateChanged: stateChanged, recordings: recordings)
     }
 }

@@ -56,13 +56,18 @@ final class MixControl: Sendable {
     /// Raised by a cancel: ends the inputs' and outputs' blocking I/O.
     let interrupt = InterruptFlag()
     /// Raised when an input, an output or the task changes state: the worker reports at once.
-    let statusChanged = ChangeSignal()
+    let statusChanged: ChangeSignal
     /// Messages from `POST /v1/tasks/{taskId}/sei`, for the next output frames.
     let injectedSEI = SEIInjectionQueue()
+    /// The per-participant outputs (`{input}`), recorded by the inputs' threads.
+    let perInput: PerInputRecordings
 
-    init(task: ResolvedTask) {
+    init(task: ResolvedTask, recordedFiles: PerInputRecordings.FileSink? = nil) {
         self.task = task
         live = task.pace == .realtime
+        let statusChanged = ChangeSignal()
+        self.statusChanged = statusChanged
+        perInput = PerInputRecordings(task: task, onFile: recordedFiles, stateChanged: statusChanged)
     }
 
     // MARK: Control side (any thread)
@@ -102,7 +107,9 @@ final class MixControl: Sendable {
 
     var status: WorkerStatus {
         let (workers, outputs, stats, ended) = state.withLock { ($0.workers, $0.outputs, $0.stats, $0.ended) }
-        let outputStates = outputs?.statuses(taskEnded: ended) ?? OutputStatus.list(nil, planned: task.outputs, taskEnded: ended)
+        let outputStates = (outputs?.statuses(taskEnded: ended)
+            ?? OutputStatus.list(nil, planned: task.outputs.filter { !$0.isPerInput }, taskEnded: ended))
+            + perInput.statuses(taskEnded: ended)
         var inputStates = workers.isEmpty
             ? task.inputs.map { InputStatus(id: $0.id, state: .waiting) }
             : workers.map { worker in worker.status.withAudioLevel(stats.audioLevels[worker.input.id]) }

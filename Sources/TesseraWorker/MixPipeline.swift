@@ -72,6 +72,7 @@ public final class MixPipeline: Sendable {
     /// that cannot be decoded fails the task when the update is applied, as it always has.)
     public func update(_ updated: ResolvedTask) {
         let stills = Result { try PictureSource.decodeImages(of: updated.layout) }
+        control.perInput.setOutputs(updated.outputs)
         control.submit(MixControl.PendingUpdate(task: updated, stills: stills))
     }
 
@@ -120,7 +121,7 @@ public final class MixPipeline: Sendable {
             interrupt: control.interrupt, giveUpSeconds: outputGiveUpSeconds, stallSeconds: outputStallSeconds,
             retirement: retirement, stateChanged: control.statusChanged, hold: outputHold))
         let factory = InputWorkerFactory(task: task, layout: layoutState, clock: clock, stateChanged: control.statusChanged,
-                                         openInput: media.openInput)
+                                         openInput: media.openInput, recordings: control.perInput)
         let initialWorkers = task.inputs.enumerated().map { index, input in
             factory.make(input, source: sources[index], decoderThreads: decoderThreads)
         }

@@ -14,6 +14,10 @@ public protocol MediaSink: AnyObject {
     /// Whether to pass on the SEI user data of H.264 pictures (`sei`, just before their `picture`).
     var wantsSEI: Bool { get }
     func sei(_ messages: [SEIMessage])
+    /// Whether to hand on each encoded packet as received (`encoded`), for per-participant
+    /// recordings; asked per packet (false by default: nothing extra is done).
+    var wantsPackets: Bool { get }
+    func encoded(_ packet: EncodedPacket)
 }
 
 /// Reads a `MediaSource` to its end: demux, decode, hand each picture on for scaling to its draw
@@ -33,6 +37,8 @@ public final class MediaReader {
     /// The furthest end of any picture or sample in this pass, relative to the input's start.
     private var passEndMicroseconds: Int64 = 0
     public private(set) var decodeErrors = 0
+    /// What per-participant recordings describe this input's streams with (on first use).
+    private var formats: RecordingFormats?
 
     public init(source: MediaSource, loop: Bool, outputSampleRate: Int, outputChannels: Int, pool: YUVImagePool? = nil) {
         self.source = source
@@ -47,6 +53,7 @@ public final class MediaReader {
         while !sink.shouldStop {
             if try source.demuxer.read(into: packet) {
                 let index = packet.pointer.pointee.stream_index
+                if sink.wantsPackets { try hand(packet, streamIndex: index, sink: sink) }
                 if index == source.demuxer.videoStreamIndex, let video = source.video {
                     if sink.wantsSEI && video.carriesH264SEI { seiReader.note(packet) }
                     if !(try decode(packet, with: video, sink: sink)) { return }
@@ -73,6 +80,38 @@ public final class MediaReader {
             source.video?.flush()
             source.audio?.flush()
         }
+    }
+
+    /// The demuxed packet, before decoding, for per-participant recordings: by reference, on the
+    /// input's timeline (loops added) as its decoded media is stamped.
+    private func hand(_ packet: Packet, streamIndex: Int32, sink: MediaSink) throws {
+        let pointer = packet.pointer
+        let video = streamIndex == source.demuxer.videoStreamIndex
+        let timeBase = source.demuxer.stream(streamIndex).pointee.time_base
+        let pts = pointer.pointee.pts != FFmpeg.noPTS ? pointer.pointee.pts : pointer.pointee.dts
+        guard pts != FFmpeg.noPTS else { return }
+        let dts = pointer.pointee.dts != FFmpeg.noPTS ? pointer.pointee.dts : pts
+        let origin = loopOffsetMicroseconds - source.demuxer.startTimeMicroseconds
+        let formats = try recordingFormats()
+        let parameters = (video ? formats.video : formats.audio)?.parameters.pointee
+        sink.encoded(EncodedPacket(
+            packet: packet, kind: video ? .video : .audio, formats: formats,
+            ptsMicroseconds: origin + rescale(pts, from: timeBase, to: microsecondsTimeBase),
+            dtsMicroseconds: origin + rescale(dts, from: timeBase, to: microsecondsTimeBase),
+            durationMicroseconds: max(0, rescale(pointer.pointee.duration, from: timeBase, to: microsecondsTimeBase)),
+            isKeyframe: pointer.pointee.flags & AV_PKT_FLAG_KEY != 0,
+            width: video ? Int(parameters?.width ?? 0) : 0, height: video ? Int(parameters?.height ?? 0) : 0))
+    }
+
+    /// The input's streams as the demuxer describes them, copied on first use.
+    private func recordingFormats() throws -> RecordingFormats {
+        if let formats { return formats }
+        let demuxer = source.demuxer
+        let video = try demuxer.videoStreamIndex.map { try RecordingStreamFormat(copying: demuxer.stream($0).pointee.codecpar) }
+        let audio = try demuxer.audioStreamIndex.map { try RecordingStreamFormat(copying: demuxer.stream($0).pointee.codecpar) }
+        let made = RecordingFormats(video: video, audio: audio)
+        formats = made
+        return made
     }
 
     /// Sends a packet (nil drains) and hands on every frame it yields; false to stop.

@@ -27,6 +27,8 @@ final class RTPReader: InputReader {
     private let origin = MonotonicClock.nanoseconds
     private let seiReader = SEIPacketReader()
     private var lastVideoPts: Int64?
+    /// What per-participant recordings describe this input's streams with (on first use).
+    private var formats: RecordingFormats?
     private(set) var decodeErrors = 0
     /// The reception status as this thread keeps it (the newest refusal across both media).
     private var reception = RTPReceptionStatus()
@@ -172,11 +174,35 @@ final class RTPReader: InputReader {
         do {
             _ = try stream.decoder.decode(packet, into: frame) { frame in try deliver(frame, of: stream, sink: sink) }
             stream.receiver.frameDecoded(encoded)
+            // After decoding, so a recording sees what the composite shows (a frame that does not
+            // decode is not recorded) and video comes with the size the decoder found.
+            if sink.wantsPackets { try hand(packet, of: stream, ssrc: ssrc, ptsMicroseconds: pts, isKeyframe: encoded.isKeyframe, sink: sink) }
         } catch is MediaError {
             // Corrupt media from the network: counted; the receiver has video wait for a keyframe.
             decodeErrors += 1
             stream.receiver.decodeFailed(nowMicroseconds: nowMicroseconds)
         }
+    }
+
+    /// The packet as received, for per-participant recordings: by reference, stamped as its
+    /// decoded media is.
+    private func hand(_ packet: Packet, of stream: RTPStream, ssrc: UInt32, ptsMicroseconds: Int64, isKeyframe: Bool,
+                      sink: MediaSink) throws {
+        let video = stream.media.kind == .video
+        let context = stream.decoder.context.pointee
+        sink.encoded(EncodedPacket(packet: packet, kind: video ? .video : .audio, formats: try recordingFormats(),
+                                   ptsMicroseconds: ptsMicroseconds, dtsMicroseconds: ptsMicroseconds, isKeyframe: isKeyframe,
+                                   sender: ssrc, width: video ? Int(context.width) : 0, height: video ? Int(context.height) : 0))
+    }
+
+    /// Both media's formats as the SDP describes them, made on first use.
+    private func recordingFormats() throws -> RecordingFormats {
+        if let formats { return formats }
+        let video = try source.session.video.map { try RecordingStreamFormat(rtp: $0) }
+        let audio = try source.session.audio.map { try RecordingStreamFormat(rtp: $0) }
+        let made = RecordingFormats(video: video, audio: audio)
+        formats = made
+        return made
     }
 
     /// False when the sink wants no more.

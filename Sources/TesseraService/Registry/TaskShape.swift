@@ -44,7 +44,8 @@ struct TaskShape: Sendable, Equatable {
             } else {
                 entry = OutputStatus(url: output.redacted, state: .connecting)
             }
-            entry.files = files(output.url)
+            // A per-participant output lists its files itself (one per input and rejoin).
+            entry.files = files(output.url) ?? entry.files
             return entry
         }
     }
