@@ -68,7 +68,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Pictures as PNG without FFmpeg: the API server draws layout previews with it.
         .target(name: "TesseraPNG", dependencies: ["CZlib", "TesseraComposition"]),
-        .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "CSRTP", "TesseraTask", "TesseraRTP", "TesseraComposition"]),
+        .target(name: "TesseraHLS"),
+        .target(name: "TesseraMedia", dependencies: ["CFFmpeg", "CSRTP", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraHLS"]),
         .target(name: "TesseraText", dependencies: ["CFreeType", "TesseraTask", "TesseraRTP", "TesseraComposition"]),
         .target(
             name: "TesseraStore",
@@ -145,6 +146,7 @@ let package = Package(
         .testTarget(name: "TesseraRTPTests", dependencies: ["TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraTaskTests", dependencies: ["TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraPNGTests", dependencies: ["TesseraPNG", "TesseraComposition", "CZlib"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraHLSTests", dependencies: ["TesseraHLS"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraMediaTests", dependencies: ["TesseraMedia", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraWorkerProtocolTests", dependencies: ["TesseraWorkerProtocol", "TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         // The worker's pipeline driven in-process with pictures and PCM made in the test (`MixMedia`).

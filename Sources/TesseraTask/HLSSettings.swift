@@ -23,11 +23,25 @@ public struct HLSSettings: Codable, Sendable, Equatable {
     /// Segments a `live` playlist keeps.
     public var windowSegments: Int
     public var segmentFormat: SegmentFormat
+    /// LL-HLS: each segment cut into parts of at most this length (`EXT-X-PART`); nil: classic HLS.
+    public var partSeconds: Double?
+    /// A `live` playlist's window by duration (`dvrSeconds`); nil: `windowSegments` segments.
+    public var dvrSeconds: Double?
+    /// The key viewers' URLs carry at Tessera's origin (given in the task, or made by `serve`).
+    public var viewerKey: String?
 
     public init(playlist: String, overHTTP: Bool, segmentSeconds: Double = 2, playlistType: Playlist = .event,
-                windowSegments: Int = 6, segmentFormat: SegmentFormat = .fmp4) {
+                windowSegments: Int = 6, segmentFormat: SegmentFormat = .fmp4, partSeconds: Double? = nil,
+                dvrSeconds: Double? = nil, viewerKey: String? = nil) {
         self.playlist = playlist; self.overHTTP = overHTTP; self.segmentSeconds = segmentSeconds
         self.playlistType = playlistType; self.windowSegments = windowSegments; self.segmentFormat = segmentFormat
+        self.partSeconds = partSeconds; self.dvrSeconds = dvrSeconds; self.viewerKey = viewerKey
+    }
+
+    /// Segments a `live` playlist keeps: `dvrSeconds` of them (rounded up) when given.
+    public var windowSegmentCount: Int {
+        guard let dvrSeconds else { return windowSegments }
+        return max(2, Int((dvrSeconds / segmentSeconds - 1e-9).rounded(.up)))
     }
 
     /// The playlist's location without its `.m3u8`: segments are named after it

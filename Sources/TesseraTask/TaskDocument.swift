@@ -205,9 +205,16 @@ public struct HLSSpec: Codable, Sendable, Equatable {
     public var playlist: String?
     public var windowSegments: Int?
     public var segmentFormat: String?
-    public init(segmentSeconds: Double? = nil, playlist: String? = nil, windowSegments: Int? = nil, segmentFormat: String? = nil) {
+    /// `lowLatency.partSeconds`: LL-HLS parts of this length (nil: classic HLS).
+    public var lowLatency: HLSLowLatencySpec?
+    /// A rewind window by duration (a `live` playlist), instead of `windowSegments`.
+    public var dvrSeconds: Double?
+    /// The key viewers' URLs carry at Tessera's origin.
+    public var viewerKey: String?
+    public init(segmentSeconds: Double? = nil, playlist: String? = nil, windowSegments: Int? = nil, segmentFormat: String? = nil,
+                lowLatency: HLSLowLatencySpec? = nil, dvrSeconds: Double? = nil, viewerKey: String? = nil) {
         self.segmentSeconds = segmentSeconds; self.playlist = playlist; self.windowSegments = windowSegments
-        self.segmentFormat = segmentFormat
+        self.segmentFormat = segmentFormat; self.lowLatency = lowLatency; self.dvrSeconds = dvrSeconds; self.viewerKey = viewerKey
     }
 }
 
@@ -221,6 +228,12 @@ public struct RTPOutputSpec: Codable, Sendable, Equatable {
     public var audioRtcpPort: Int?
     public var videoCodec: String?
     public var audioCodec: String?
+/// `outputs[].hls.lowLatency`.
+public struct HLSLowLatencySpec: Codable, Sendable, Equatable {
+    public var partSeconds: Double?
+    public init(partSeconds: Double? = nil) { self.partSeconds = partSeconds }
+}
+
     public var videoPayloadType: Int?
     public var audioPayloadType: Int?
     /// Read as `Int` so that a negative or too large SSRC is named, not wrapped.

@@ -140,7 +140,13 @@ public enum TaskDocumentReader {
             output.hls = HLSSpec(segmentSeconds: hls.double("segmentSeconds", issues: &issues),
                                  playlist: hls.string("playlist", issues: &issues),
                                  windowSegments: hls.int("windowSegments", issues: &issues),
-                                 segmentFormat: hls.string("segmentFormat", issues: &issues))
+                                 segmentFormat: hls.string("segmentFormat", issues: &issues),
+                                 dvrSeconds: hls.double("dvrSeconds", issues: &issues),
+                                 viewerKey: hls.string("viewerKey", issues: &issues))
+            if var low = hls.object("lowLatency", issues: &issues) {
+                output.hls?.lowLatency = HLSLowLatencySpec(partSeconds: low.double("partSeconds", issues: &issues))
+                low.reportUnknownFields(issues: &issues)
+            }
             hls.reportUnknownFields(issues: &issues)
         }
         object.reportUnknownFields(issues: &issues)

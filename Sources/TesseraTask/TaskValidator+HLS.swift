@@ -22,7 +22,9 @@ extension ValidationContext {
         let path = base + ".hls"
         let before = issues.count
         let hls = spec.hls ?? HLSSpec()
-        let playlistType = resolveEnum(hls.playlist, at: path + ".playlist", default: HLSSettings.Playlist.event)
+        // A rewind window is a sliding playlist: `dvrSeconds` alone asks for one.
+        let defaultType: HLSSettings.Playlist = hls.dvrSeconds != nil ? .live : .event
+        let playlistType = resolveEnum(hls.playlist, at: path + ".playlist", default: defaultType)
         let format = resolveEnum(hls.segmentFormat, at: path + ".segmentFormat", default: HLSSettings.SegmentFormat.fmp4)
         let seconds = hls.segmentSeconds ?? 2
         if !Self.hlsSegmentSeconds.contains(seconds) {
@@ -37,11 +39,15 @@ extension ValidationContext {
             }
         }
         let window = hls.windowSegments ?? 6
-        if hls.windowSegments != nil, playlistType == .event {
+        if hls.windowSegments != nil, hls.dvrSeconds != nil {
+            issues.add(path + ".dvrSeconds", "give the window either as windowSegments or as dvrSeconds, not both")
+        } else if hls.windowSegments != nil, playlistType == .event {
             issues.add(path + ".windowSegments", "an event playlist keeps every segment; windowSegments is for playlist live")
         } else if !Self.hlsWindowSegments.contains(window) {
             issues.add(path + ".windowSegments", "must be from 2 to 100")
         }
+        let partSeconds = resolveHLSExtras(hls, at: path, segmentSeconds: seconds, playlistType: playlistType, format: format,
+                                      hasVideo: context.video != nil)
         if context.mode == .relay {
             issues.add(urlPath, "an HLS output is cut on the task's own keyframes, so it needs mode mix")
         }
@@ -49,9 +55,14 @@ extension ValidationContext {
             return nil
         }
         let (location, overHTTP) = place
+        if overHTTP, hls.lowLatency != nil {
+            // Parts are published by Tessera's own origin (files) or uploaded whole (s3://).
+            issues.add(path + ".lowLatency", "LL-HLS is written to files (served by Tessera's origin) or s3://, not PUT to an http(s) origin")
+        }
         guard issues.count == before, let playlistType, let format else { return nil }
         return HLSSettings(playlist: location, overHTTP: overHTTP, segmentSeconds: seconds, playlistType: playlistType,
-                           windowSegments: window, segmentFormat: format)
+                           windowSegments: window, segmentFormat: format, partSeconds: partSeconds,
+                           dvrSeconds: hls.dvrSeconds, viewerKey: hls.viewerKey)
     }
 
     /// Where a playlist URL leads: a file under the output directory, or an `http(s)` origin.

@@ -57,6 +57,8 @@ public struct MixOutputContext: Sendable {
     public let stateChanged: ChangeSignal
     /// Held while the upload spool is full (`s3://` outputs skip packets).
     public let hold: OutputHold?
+    /// Told after each LL-HLS part is published (the worker's `hls` event).
+    public var hlsParts: HLSPartPublished? = nil
 }
 
 /// Where the output clock writes each composed frame and mixed block, and what it asks of them

@@ -15,6 +15,8 @@ enum OutputDestination {
     case rtp(RTPPublisher)
     /// HLS of a task with renditions: a variant per rendition under one master playlist.
     case ladder(HLSLadder)
+    /// LL-HLS: parts, segments and playlists written by Tessera (`LLHLSOutput`).
+    case lowLatencyHLS(LLHLSOutput)
 
     /// Hands `packet` over as `route` says.
     func deliver(_ packet: Packet, _ route: PacketRoute) throws {
@@ -24,6 +26,7 @@ enum OutputDestination {
         case (.rtp(let publisher), .rtp(let isVideo)): publisher.send(packet, isVideo: isVideo)
         case (.ladder(let ladder), .variant(let rendition)): try ladder.sendVideo(packet, rendition: rendition)
         case (.ladder(let ladder), .everyVariant): try ladder.sendAudio(packet)
+        case (.lowLatencyHLS(let output), _): try output.deliver(packet, route)
         default: break
         }
     }
@@ -33,7 +36,8 @@ enum OutputDestination {
         switch self {
         case .publisher(let publisher): publisher.setPaused(paused)
         case .ladder(let ladder): ladder.setPaused(paused)
-        case .muxer, .raw, .rtp: break
+        // Not held: a part cut across a pause would outlast PART-TARGET.
+        case .muxer, .raw, .rtp, .lowLatencyHLS: break
         }
     }
 
@@ -45,6 +49,7 @@ enum OutputDestination {
         case .publisher(let publisher): retirement.retire("tessera-output-removed") { publisher.finish(timeoutSeconds: 2) }
         case .rtp(let publisher): retirement.retire("tessera-output-removed") { publisher.finish() }
         case .ladder(let ladder): try? ladder.finish(timeoutSeconds: 2, retirement: retirement)
+        case .lowLatencyHLS(let output): retirement.retire("tessera-output-removed") { try? output.finish(timeoutSeconds: 2) }
         case .muxer(let muxer): try? muxer.finish()
         case .raw(let writer): try? writer.finish()
         }
@@ -56,7 +61,9 @@ enum OutputDestination {
         switch self {
         case .publisher(let publisher): retirement.retire("tessera-output-finish") { publisher.finish(timeoutSeconds: seconds) }
         case .rtp(let publisher): retirement.retire("tessera-output-finish") { publisher.finish() }
-        case .muxer, .raw, .ladder: break
+        case .lowLatencyHLS(let output) where output.isLive:
+            retirement.retire("tessera-output-finish") { try? output.finish(timeoutSeconds: seconds) }
+        case .muxer, .raw, .ladder, .lowLatencyHLS: break
         }
     }
 
@@ -67,7 +74,8 @@ enum OutputDestination {
         case .muxer(let muxer): try muxer.finish()
         case .raw(let writer): try writer.finish()
         case .ladder(let ladder): try ladder.finish(timeoutSeconds: seconds, retirement: retirement)
-        case .publisher, .rtp: break
+        case .lowLatencyHLS(let output) where !output.isLive: try output.finish(timeoutSeconds: seconds)
+        case .publisher, .rtp, .lowLatencyHLS: break
         }
     }
 
@@ -77,6 +85,7 @@ enum OutputDestination {
         case .publisher(let publisher): publisher.cancel()
         case .rtp(let publisher): publisher.cancel()
         case .ladder(let ladder): ladder.cancel()
+        case .lowLatencyHLS(let output): output.cancel()
         case .muxer, .raw: break
         }
     }
@@ -88,6 +97,7 @@ enum OutputDestination {
         case .publisher(let publisher): return { publisher.snapshot }
         case .rtp(let publisher): return { publisher.snapshot }
         case .ladder(let ladder): return ladder.statusSource
+        case .lowLatencyHLS(let output): return output.statusSource
         case .muxer, .raw: return nil
         }
     }

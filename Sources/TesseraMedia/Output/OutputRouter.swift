@@ -17,6 +17,7 @@ final class OutputRouter {
             switch destination {
             case .muxer, .publisher: return .container(rendition: output.rendition)
             case .ladder: return .ladder
+            case .lowLatencyHLS(let output): return output.sink
             case .rtp(let publisher): return .rtp(video: publisher.videoFormat)
             case .raw: return .raw
             }

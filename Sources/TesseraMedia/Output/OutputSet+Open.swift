@@ -15,6 +15,10 @@ extension OutputSet {
                 if let format = publisher.videoFormat { pool.keyframes.request(format) }
                 return
             }
+            if case .hls(let hls) = output.kind, hls.partSeconds != nil, let video = plan.video {
+                try openLowLatency(output, settings: hls, video: video)
+                return
+            }
             if case .hls(let hls) = output.kind, let video = plan.video, plan.hasRenditions {
                 try openLadder(output, settings: hls, video: video, joinsMidStream: joinsMidStream)
                 return
@@ -59,6 +63,27 @@ extension OutputSet {
         router.add(output, .ladder(ladder))
         // Every rendition's next keyframe on one frame: the variants start together.
         if let main = plan.mainVideoFormat { pool.keyframes.request(main) }
+    }
+
+    /// An LL-HLS output (`LLHLSOutput`): a variant per rendition under a master playlist when
+    /// the task has renditions, else the output's rendition alone.
+    private func openLowLatency(_ output: ResolvedOutput, settings: HLSSettings, video: VideoSettings) throws {
+        let renditions = plan.hasRenditions ? Array(video.ladder.indices) : [output.rendition]
+        let streams = try renditions.map { try pool.mainStreams(rendition: $0) }
+        var master: String?
+        if plan.hasRenditions {
+            let codecs = video.ladder.indices.map { index -> String? in
+                plan.videoFormat(forRendition: index).flatMap(pool.parameterSets(of:)).flatMap(HLSCodecs.avc1(parameterSets:))
+            }
+            master = HLSLadderPlan(settings, renditions: renditions.count).masterPlaylist(video: video, audio: audioSettings, codecs: codecs)
+        }
+        let lowLatency = try LLHLSOutput(output: output, settings: settings, video: video, streams: streams.map(\.streams),
+                                         renditions: renditions, startOffsetMicroseconds: streams[0].startOffsetMicroseconds,
+                                         live: live, master: master, published: hlsParts, stateChanged: stateChanged,
+                                         interrupt: interrupt)
+        router.add(output, .lowLatencyHLS(lowLatency))
+        // Every variant's next keyframe on one frame: the parts start together.
+        if let main = plan.videoFormat(forRendition: renditions[0]) { pool.keyframes.request(main) }
     }
 
     private func makeRTPPublisher(_ output: ResolvedOutput, settings: RTPOutputSettings) throws -> RTPPublisher {

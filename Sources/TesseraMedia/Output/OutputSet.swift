@@ -29,6 +29,8 @@ public final class OutputSet {
     let stateChanged: ChangeSignal?
     /// Held while the upload spool is full (`s3://` outputs).
     let hold: OutputHold?
+    /// Told after each LL-HLS part is published (`HLSPartPublished`).
+    let hlsParts: HLSPartPublished?
     /// Samples per chunk of the mix: AAC's frame when the task starts with an AAC output, else
     /// Opus's 20 ms (a voice room sending only into the room mixes in 20 ms steps).
     public let audioFrameSize: Int
@@ -39,7 +41,9 @@ public final class OutputSet {
     /// it had opened, then throws an error naming the output.
     public init(outputs: [ResolvedOutput], video videoSettings: VideoSettings?, audio audioSettings: AudioSettings,
                 interrupt: InterruptFlag, live: Bool, giveUpSeconds: Double, stallSeconds: Double = 10,
-                retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil) throws {
+                retirement: Retirement = Retirement(), stateChanged: ChangeSignal? = nil, hold: OutputHold? = nil,
+                hlsParts: HLSPartPublished? = nil) throws {
+        self.hlsParts = hlsParts
         self.stallSeconds = stallSeconds
         self.interrupt = interrupt
         self.hold = hold

@@ -90,7 +90,7 @@ struct OutputTarget {
             "hls_time": String(hls.segmentSeconds),
             "hls_segment_type": hls.segmentFormat == .fmp4 ? "fmp4" : "mpegts",
             "hls_segment_filename": "\(hls.stem)_%05d.\(segmentExtension)",
-            "hls_list_size": hls.playlistType == .live ? String(hls.windowSegments) : "0",
+            "hls_list_size": hls.playlistType == .live ? String(hls.windowSegmentCount) : "0",
         ]
         if hls.segmentFormat == .fmp4 { options["hls_fmp4_init_filename"] = run?.initName ?? "\(fileName)_init.mp4" }
         if hls.playlistType == .event {
