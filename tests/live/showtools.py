@@ -5,8 +5,8 @@ that joins later, and readers that find those moments again in a file or a compo
 - `flash_video(rgb, size)` / `beep_audio(freq)`: lavfi graphs. The picture is solid `rgb` with a
   white flash of 3 frames at t = 1, 3, 5 … s (every 2 s, from 1 s); the tone is a steady sine at
   a low level that rises for 0.25 s at the same instants (the beep).
-- `show_sender(...)`: an `RtpSender` sending them with a fixed GOP (no scene-cut keyframes), so a
-  recording's keyframe spacing tells the sender's stream from any re-encode.
+- `participant_file(...)` / `CopySender`: those encoded once with a fixed GOP, and sent as RTP in
+  real time by `ffmpeg -re … -c copy` (no encoding while sending).
 - `sdp_for(...)`: the SDP of such a sender, written before it starts (ffmpeg writes its own only
   once it runs, and a participant joining late must be in the task from its `POST`).
 - `Timed`: a file's decoded frames with their timestamps; `flash_onsets`, `beep_onsets`,
@@ -15,14 +15,15 @@ that joins later, and readers that find those moments again in a file or a compo
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from helpers import BLUE, GREEN, GREY, RED, WHITE, BLACK, decode_audio, split_yuv420, yuv_to_rgb
-from rtptools import RtpSender
+from helpers import BLUE, GREEN, GREY, RED, WHITE, BLACK, split_yuv420, yuv_to_rgb
 
 PERIOD = 2.0          # s between flashes (and beeps) of one sender
 FIRST = 1.0           # sender time of its first flash
@@ -47,18 +48,60 @@ def beep_audio(freq: float, duration: float | None = None) -> str:
     return rf"aevalsrc=exprs='({LOW}+{HIGH - LOW}*{on})*sin(2*PI*{freq}*t)':s={RATE}{length}"
 
 
-def show_sender(root: Path, video_port: int, audio_port: int, rgb, tone: float, vcodec: str, size,
-                name: str) -> RtpSender:
-    sender = RtpSender(root, video_port, audio_port, rgb, tone, vcodec=vcodec, gop=GOP, size=size, name=name,
-                       video_source=flash_video(rgb, size), audio_source=beep_audio(tone))
-    # Keyframes every GOP frames exactly: x264 and libvpx otherwise add one at each flash.
-    at = sender.cmd.index("-g") + 2
-    sender.cmd[at:at] = ["-keyint_min", str(GOP)] + (["-sc_threshold", "0"] if vcodec == "h264" else [])
-    return sender
+def participant_file(media, rgb, tone: float, vcodec: str, size, seconds: float = 30) -> Path:
+    """A participant's camera and microphone made once (MKV): the flashing picture with a fixed GOP
+    (no scene-cut keyframes, so a recording's keyframe spacing tells the sender's stream from any
+    re-encode) and the beeping tone in Opus."""
+    video = {"h264": ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-bf", "0",
+                      "-sc_threshold", "0", "-x264-params", "repeat-headers=1"],
+             "vp8": ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "400k"]}[vcodec]
+    name = media.make(f"show-{vcodec}", "mkv", [
+        "-f", "lavfi", "-i", flash_video(rgb, size, seconds), "-f", "lavfi", "-i", beep_audio(tone, seconds),
+        "-map", "0:v", "-map", "1:a", *video, "-g", str(GOP), "-keyint_min", str(GOP), "-pix_fmt", "yuv420p",
+        "-c:a", "libopus", "-b:a", "64k", "-f", "matroska"])
+    return media.path(name)
+
+
+class CopySender:
+    """`ffmpeg -re -i FILE -c copy -f rtp`: a participant's prepared stream sent in real time
+    without encoding, so a loaded machine delays the sender as little as can be (an encoding
+    sender starved for half a second sends its pictures after the task's jitter buffer)."""
+
+    def __init__(self, root: Path, video_port: int, audio_port: int, source: Path, vcodec: str, name: str):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.sdp_path, self.log = self.root / f"{name}.sdp", self.root / f"{name}.log"
+        pt = {"h264": 96, "vp8": 97}[vcodec]
+        self.cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", str(source),
+                    "-map", "0:v", "-c", "copy", "-payload_type", str(pt), "-f", "rtp",
+                    f"rtp://127.0.0.1:{video_port}?pkt_size=1200",
+                    "-map", "0:a", "-c", "copy", "-payload_type", "111", "-f", "rtp", f"rtp://127.0.0.1:{audio_port}",
+                    "-sdp_file", str(self.sdp_path)]
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "CopySender":
+        self.sdp_path.unlink(missing_ok=True)
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=open(self.log, "ab"))
+        return self
+
+    def sdp(self, timeout: float = 10) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.sdp_path.exists() and self.sdp_path.read_text().count("m=") >= 2:
+                return self.sdp_path.read_text()
+            assert self.proc.poll() is None, f"RTP sender exited: {self.log.read_text()[-2000:]}"
+            time.sleep(0.05)
+        raise AssertionError(f"no SDP from the RTP sender within {timeout} s")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
 
 
 def sdp_for(video_port: int, audio_port: int, vcodec: str) -> str:
-    """What `show_sender` sends: VP8 (PT 97) or H.264 (PT 96, in-band parameter sets), Opus (PT 111)."""
+    """What a `CopySender` sends: VP8 (PT 97) or H.264 (PT 96, in-band parameter sets), Opus (PT 111)."""
     video = {"vp8": ["m=video {} RTP/AVP 97", "a=rtpmap:97 VP8/90000"],
              "h264": ["m=video {} RTP/AVP 96", "a=rtpmap:96 H264/90000", "a=fmtp:96 packetization-mode=1"]}[vcodec]
     lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=late", "c=IN IP4 127.0.0.1", "t=0 0",
@@ -145,27 +188,47 @@ def envelope(pcm: np.ndarray, freq: float, hop: int = 240, window: int = 960) ->
     return 2 * np.abs(np.sum((pcm * carrier)[index] * w, axis=1)) / np.sum(w)
 
 
-def beep_onsets(path, freq: float, start: float, hop: int = 240, window: int = 960) -> list[float]:
-    """Times (s, on the file's own timestamps: `start` is its first audio sample's) where the tone
-    at `freq` rises through the middle between its steady level and its beep level."""
-    pcm = decode_audio(path, RATE, 1)[:, 0].astype(np.float64)
+def timed_audio(path) -> np.ndarray:
+    """The first audio stream as mono samples at RATE where sample i is at time i / RATE on the
+    file's own timestamps (from 0): gaps are filled with silence and packets stamped over earlier
+    ones dropped, as a player that follows timestamps plays them."""
+    r = subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-copyts", "-i", str(path),
+                        "-map", "0:a:0", "-af", "aresample=min_comp=0.01:min_hard_comp=0.01:first_pts=0",
+                        "-ac", "1", "-ar", str(RATE), "-f", "f32le", "-"], capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    return np.frombuffer(r.stdout, dtype=np.float32).astype(np.float64)
+
+
+def beep_onsets(pcm: np.ndarray, freq: float, hop: int = 240, window: int = 960) -> list[float]:
+    """Times (s) where the tone at `freq` in `timed_audio` samples rises through the middle between
+    its steady level and its beep level."""
     env = envelope(pcm, freq, hop, window)
     if len(env) < 10:
         return []
-    low, high = np.percentile(env, 20), np.percentile(env, 98)
+    heard = env[env > 0.1 * env.max()]          # not the silence before the file starts or in its gaps
+    low, high = np.percentile(heard, 20), np.percentile(heard, 98)
     if high < 2 * max(low, 1e-4):
         return []
     mid = (low + high) / 2
     up = np.nonzero((env[1:] > mid) & (env[:-1] <= mid))[0]
-    centre = window / 2 / RATE
-    return [start + (i + (mid - env[i]) / (env[i + 1] - env[i])) * hop / RATE + centre for i in up]
+    return [(i + (mid - env[i]) / (env[i + 1] - env[i])) * hop / RATE + window / 2 / RATE for i in up]
 
 
-def first_audio_time(path) -> float:
-    """The audio stream's start time (s): what its first decoded sample is stamped with."""
-    audio = [s for s in probe(path)["streams"] if s.get("codec_type") == "audio"]
-    assert audio, f"{path}: no audio stream"
-    return float(audio[0].get("start_time", 0) or 0)
+def packet_times(path, stream: str) -> np.ndarray:
+    """pts (s) of every packet of the first `stream` ("v" or "a") stream, in file order."""
+    r = subprocess.run(["ffprobe", "-v", "error", "-select_streams", f"{stream}:0", "-show_entries", "packet=pts_time",
+                        "-of", "csv=p=0", str(path)], capture_output=True, text=True, timeout=60)
+    return np.array([float(x) for x in r.stdout.split() if x not in ("", "N/A")])
+
+
+def regular_at(times: np.ndarray, t: float, step: float, around: float) -> bool:
+    """Whether the packets within `around` s of `t` come `step` apart (±40 %): no packets stamped
+    1 ms apart after their placement went back, no hole."""
+    near = times[(times > t - around) & (times < t + around)]
+    if len(near) < 2:
+        return False
+    d = np.diff(near)
+    return bool(np.all((d > 0.6 * step) & (d < 1.4 * step)))
 
 
 def nearest(values: list[float], t: float) -> float | None:

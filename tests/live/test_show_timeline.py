@@ -50,8 +50,8 @@ def layout(top_left: str, top_right: str) -> dict:
             "regions": [region(top_left, 0, 0), region(top_right, 160, 0), region("clip", 0, 120)]}
 
 
-def mix(args, what):
-    r = run_tessera(args, timeout=120)
+def mix(args, what, cwd):
+    r = run_tessera(args, cwd=cwd, timeout=120)
     assert r.returncode == 0, f"{what}: exit {r.returncode}\n{r.stderr[-2000:]}"
     return r
 
@@ -59,8 +59,10 @@ def mix(args, what):
 def test_show_recorded_per_participant_and_remixed(api, tessera_server, rtmp_server, senders, media, tmp_path):
     red, blue, green = (PEOPLE[k][0] for k in ("host", "guest", "clip"))
     clip = media.video(st.flash_video(green, PEOPLE["clip"][3], 30), audio=st.beep_audio(660, 30), stem="show-clip")
+    host_file = st.participant_file(media, red, 440, "h264", PEOPLE["host"][3])
+    guest_file = st.participant_file(media, blue, 1000, "vp8", PEOPLE["guest"][3])
     hv, ha, gv, ga = free_udp_pair(), free_udp_pair(), free_udp_pair(), free_udp_pair()
-    host = st.show_sender(tmp_path, hv, ha, red, 440, "h264", PEOPLE["host"][3], "host").start()
+    host = st.CopySender(tmp_path, hv, ha, host_file, "h264", "host").start()
     senders.append(host)
     url = rtmp_server.url("show")
     doc = {"taskId": TASK,
@@ -82,7 +84,7 @@ def test_show_recorded_per_participant_and_remixed(api, tessera_server, rtmp_ser
     reader = threading.Thread(target=lambda: rtmp.update(wait_stream(url, 10, need=("video", "audio"))), daemon=True)
     reader.start()
     at(GUEST_JOIN)
-    senders.append(st.show_sender(tmp_path, gv, ga, blue, 1000, "vp8", PEOPLE["guest"][3], "guest").start())
+    senders.append(st.CopySender(tmp_path, gv, ga, guest_file, "vp8", "guest").start())
     at(PATCH)
     patched = time.monotonic()
     r = api.patch(f"/v1/tasks/{TASK}", {"layout": layout("guest", "host")})
@@ -91,7 +93,7 @@ def test_show_recorded_per_participant_and_remixed(api, tessera_server, rtmp_ser
     running = api.status(TASK)
     host.kill()
     at(HOST_BACK)
-    senders.append(st.show_sender(tmp_path, hv, ha, red, 440, "h264", PEOPLE["host"][3], "host-again").start())
+    senders.append(st.CopySender(tmp_path, hv, ha, host_file, "h264", "host-again").start())   # a new SSRC
     at(END)
     assert api.delete(f"/v1/tasks/{TASK}").status == 200
     final = api.wait_state(TASK, {"stopped", "failed"}, 20)
@@ -132,8 +134,8 @@ def test_show_recorded_per_participant_and_remixed(api, tessera_server, rtmp_ser
     composite.times = composite.times + origin          # on the task clock from here on
     comp_flashes = composite_flashes(composite)
     report.append(f"composite flashes (task s): { {k: [round(t, 2) for t in v] for k, v in comp_flashes.items()} }")
-    comp_audio = out / "show.mp4"
-    comp_audio_start = st.first_audio_time(comp_audio) + origin
+    comp_pcm = st.timed_audio(out / "show.mp4")              # sample i at composite time i / RATE
+    clean: dict[str, list[float]] = {"host": [], "guest": [], "clip": []}   # flashes both show in time
     for name in ("host.mkv", "host.1.mkv", "guest.mkv", "clip.mkv"):
         who = name.split(".")[0]
         path = out / name
@@ -160,22 +162,8 @@ def test_show_recorded_per_participant_and_remixed(api, tessera_server, rtmp_ser
         start = float(st.probe(path)["format"].get("start_time", "nan"))
         if name in offsets and abs(start - offsets[name]) > SYNC_TOL:
             problems.append(f"{name}: starts at {start:.3f} s in the file, the manifest says {offsets[name]:.3f} s")
-        # Flashes: the file's timestamps are task-clock times; the composite's are after `+ origin`.
-        mine = [float(timed.times[i]) for i in st.flash_onsets(timed.times, st.luma(timed.frames, size[0] // 2, size[1] // 2))]
-        inside = [t for t in mine if composite.times[0] + 0.3 < t < composite.times[-1] - 0.3]
-        theirs = comp_flashes[who]
-        diffs = [(round(t, 3), None if (n := st.nearest(theirs, t)) is None else round(n - t, 3)) for t in inside]
-        off = [d for d in diffs if d[1] is None or abs(d[1]) > SYNC_TOL]
-        report.append(f"{name}: flashes at task {[d[0] for d in diffs]} s, composite - file {[d[1] for d in diffs]} s")
-        if not inside or off:
-            problems.append(f"{name}: flashes not in the composite within {SYNC_TOL * 1000:.0f} ms: {off or 'none inside'}")
-        beeps = st.beep_onsets(path, tone, st.first_audio_time(path))
-        comp_beeps = st.beep_onsets(comp_audio, tone, comp_audio_start)
-        inside = [t for t in beeps if comp_audio_start + 0.3 < t < composite.times[-1] - 0.3]
-        bdiffs = [None if (n := st.nearest(comp_beeps, t)) is None else round(n - t, 3) for t in inside]
-        report.append(f"{name}: beeps at task {[round(t, 2) for t in inside]} s, composite - file {bdiffs} s")
-        if not inside or any(d is None or abs(d) > SYNC_TOL + 0.01 for d in bdiffs):
-            problems.append(f"{name}: beeps not in the composite within {(SYNC_TOL + 0.01) * 1000:.0f} ms: {bdiffs}")
+        clean[who] += check_moments(name, path, timed, size, tone, composite, comp_flashes[who], comp_pcm, origin,
+                                    problems, report)
 
     # -- the manifest: valid, and mixed again as it is, then with the layout swapped ---------------
     samples = {"before the PATCH": (comp(PATCH) - 0.8, {A: "red", B: "blue", C: "green"}),
@@ -191,24 +179,29 @@ def test_show_recorded_per_participant_and_remixed(api, tessera_server, rtmp_ser
     if documented is None or abs(documented / 1000 - origin) > 0.002:
         problems.append(f"manifest timeline.compositeStartMs {documented}, the worker logged {origin * 1000:.0f} ms")
     check_manifest(manifest, origin, patched - frame0, problems, report)
-    r = run_tessera(["validate", manifest_path])
+    # The manifest names its files relative to its own folder: run where it lies, as one would.
+    r = run_tessera(["validate", manifest_path.name], cwd=out)
     if r.returncode != 0:
         problems.append(f"tessera validate {manifest_path.name}: exit {r.returncode}: {(r.stdout + r.stderr)[-1500:]}")
     remix_path, swapped_path = tmp_path / "remix.mp4", tmp_path / "swapped.mp4"
     started = time.monotonic()
-    mix(["mix", manifest_path, "-o", remix_path], "tessera mix of the manifest")
+    mix(["mix", manifest_path.name, "-o", remix_path], "tessera mix of the manifest", out)
     report.append(f"remix of {composite.times[-1] - composite.times[0]:.1f} s in {time.monotonic() - started:.1f} s")
     remix = st.Timed.read(remix_path, W, H)          # the manifest's times, so the re-mix's, are the task clock's
     remix_seen = sample(remix, samples, origin, problems, "re-mix")
     if remix_seen != live_seen:
         problems.append(f"re-mix differs from the live composite: live {live_seen}, re-mix {remix_seen}")
     remix_flashes = composite_flashes(remix)
-    for who, times in comp_flashes.items():
+    for who, times in clean.items():
         diffs = [None if (n := st.nearest(remix_flashes[who], t)) is None else round(n - t, 3) for t in times]
         if any(d is None or abs(d) > SYNC_TOL for d in diffs):
-            problems.append(f"re-mix: {who}'s flashes against the live composite's: {diffs} s")
+            problems.append(f"re-mix: {who}'s flashes at task {[round(t, 3) for t in times]} s, re-mix - file {diffs} s")
     (tmp_path / "swapped.json").write_text(json.dumps(layout("guest", "host")))
-    mix(["mix", manifest_path, "--layout", tmp_path / "swapped.json", "-o", swapped_path], "tessera mix --layout")
+    r = run_tessera(["mix", manifest_path.name, "--layout", tmp_path / "swapped.json", "-o", swapped_path], cwd=out, timeout=120)
+    if r.returncode != 0:
+        problems.append(f"tessera mix --layout: exit {r.returncode}: {r.stderr[-1000:]}")
+        print("\n" + "\n".join(report))
+        assert not problems, "\n".join(problems + ["--"] + report)
     swapped = st.Timed.read(swapped_path, W, H)
     at_a = [st.colour_name(st.region_rgb(f, *A)) for f in swapped.frames]
     at_b = [st.colour_name(st.region_rgb(f, *B)) for f in swapped.frames]
@@ -252,6 +245,38 @@ def check_remuxed(source, path, problems):
         problems.append(f"{path.name}: its first video packets {kept[:8]} are not the source's {sent[:8]} (re-encoded?)")
 
 
+def check_moments(name, path, timed, size, tone, composite, comp_flashes, comp_pcm, origin, problems, report):
+    """Every flash and beep of a participant's file at the same task time in the composite (one
+    frame interval): the file's timestamps are task-clock times, the composite's are after
+    `+ origin`. A moment whose packets in the file are not evenly spaced (a sender stalled past the
+    jitter buffer: the composite could not show those pictures in time, and the file holds them
+    stamped 1 ms apart, or after a hole) is left out and counted; two must remain."""
+    lo, hi = composite.times[0] + 0.3, composite.times[-1] - 0.3
+    vt, at = st.packet_times(path, "v"), st.packet_times(path, "a")
+    lo, hi = max(lo, vt[0] + 0.3), min(hi, vt[-1] - 0.3)
+    onsets = [float(timed.times[i]) for i in st.flash_onsets(timed.times, st.luma(timed.frames, size[0] // 2, size[1] // 2))]
+    inside = [t for t in onsets if lo < t < hi]
+    clean = [t for t in inside if st.regular_at(vt, t, FRAME, 0.1)]
+    diffs = [(round(t, 3), None if (n := st.nearest(comp_flashes, t)) is None else round(n - t, 3)) for t in clean]
+    # And the other way: no flash in the composite that the file has not (where its packets are even).
+    extra = [round(t, 3) for t in comp_flashes if lo < t < hi and st.regular_at(vt, t, FRAME, 0.1)
+             and ((n := st.nearest(onsets, t)) is None or abs(n - t) > SYNC_TOL)]
+    report.append(f"{name}: flashes at task {[d[0] for d in diffs]} s, composite - file {[d[1] for d in diffs]} s "
+                  f"({len(inside) - len(clean)} left out: uneven packets)")
+    bad = [d for d in diffs if d[1] is None or abs(d[1]) > SYNC_TOL]
+    if len(clean) < 2 or bad or extra:
+        problems.append(f"{name}: flashes (task s, composite - file) beyond {SYNC_TOL * 1000:.0f} ms: {bad}; "
+                        f"composite flashes the file lacks: {extra}; {len(clean)} compared")
+    step = float(np.median(np.diff(at)))
+    beeps = [t for t in st.beep_onsets(st.timed_audio(path), tone) if lo < t < hi and st.regular_at(at, t, step, 0.15)]
+    comp_beeps = [t + origin for t in st.beep_onsets(comp_pcm, tone)]
+    bdiffs = [None if (n := st.nearest(comp_beeps, t)) is None else round(n - t, 3) for t in beeps]
+    report.append(f"{name}: beeps at task {[round(t, 2) for t in beeps]} s, composite - file {bdiffs} s")
+    if len(beeps) < 2 or any(d is None or abs(d) > SYNC_TOL + 0.01 for d in bdiffs):
+        problems.append(f"{name}: beeps (composite - file) beyond {(SYNC_TOL + 0.01) * 1000:.0f} ms: {bdiffs}")
+    return clean
+
+
 def composite_flashes(timed: st.Timed) -> dict[str, list[float]]:
     """Task times where a region of the composite turns white, by whose colour it showed before."""
     found = {"host": [], "guest": [], "clip": []}
@@ -289,7 +314,9 @@ def check_manifest(manifest: dict, origin: float, patch_at: float, problems: lis
     host = inputs.get("host", {})
     if len(host.get("sequence", [])) != 2:
         problems.append(f"manifest host: expected a sequence of host.mkv and host.1.mkv, got {host}")
-    gaps = [(g.get("fromMs", 0), g.get("toMs", 0)) for g in host.get("gaps", [])]
+    # A span before the composite's first frame is no absence from it (nothing was shown yet).
+    gaps = [(g.get("fromMs", 0), g.get("toMs", 0)) for g in host.get("gaps", [])
+            if g.get("toMs", 0) > origin * 1000 + FRAME * 1000]
     if len(gaps) != 1 or not 2500 <= gaps[0][1] - gaps[0][0] <= 5500:
         problems.append(f"manifest host gaps {gaps}: expected one of about 4 s (the sender was away 4 s)")
     layouts = [u for u in manifest.get("updates", []) if "layout" in u]
