@@ -85,9 +85,11 @@ def manifest(files: list[Path], show_seconds: float, output: str) -> dict:
             {"input": f"p{i + 1}", "x": (i % 2) * tw, "y": (i // 2) * th, "width": tw, "height": th,
              "renderMode": "stretch"} for i in range(4)]},
         "outputs": [{"url": output}],
-        "timeline": {"taskId": "remix-bench", "note": "written by bench/remix-vs-ffmpeg.py",
-                     "durationMs": int(show_seconds * 1000),
+        # The documented `timeline` object (TimelineManifest.Info): the mix does not read it.
+        "timeline": {"version": 1, "taskId": "remix-bench", "startedAt": "2026-01-01T00:00:00.000Z",
+                     "compositeStartMs": 0, "endMs": int(show_seconds * 1000),
                      "files": [{"input": f"p{i + 1}", "url": str(f), "offsetMs": int(OFFSETS[i] * 1000),
+                                "endMs": int(show_seconds * 1000),
                                 "video": {"codec": "h264", "width": W, "height": H}, "audio": {"codec": "opus"}}
                                for i, f in enumerate(files)]},
     }
