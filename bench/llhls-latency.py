@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import os
 import shutil
+import signal
 import statistics
 import sys
 import threading
@@ -170,4 +171,5 @@ def subprocess_devnull():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # `finally` stops what it started
     sys.exit(main())

@@ -8,7 +8,7 @@ x264 veryfast, `latency: low`) with an LL-HLS output (`lowLatency.partSeconds`, 
 Then, in this one process (asyncio), N players of tests/live/llhls_client.py in low-latency mode,
 as players do: blocking playlist reloads (`_HLS_msn` / `_HLS_part`), every part fetched as soon
 as it is listed, the preload-hinted part requested before it exists (three keep-alive connections
-each). They join over the first two seconds and play for S seconds.
+each). They join over the first two seconds and all stop S seconds after the last joined.
 
 CPU (utime + stime from /proc) of `serve` and of the worker is read over a baseline window with no
 player and over the window with N; the difference per player is the origin's cost per viewer (the
@@ -23,6 +23,7 @@ import asyncio
 import os
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -80,10 +81,11 @@ def missing_parts(client: HLSClient, counts: dict[int, int]) -> list[tuple[int, 
 
 async def players(url: str, n: int, seconds: float) -> list[HLSClient]:
     clients = [HLSClient(url, "low", timeout=20) for _ in range(n)]
+    end = time.monotonic() + 2.0 + seconds
 
     async def one(i: int, c: HLSClient):
-        await asyncio.sleep(2.0 * i / n)   # joining over two seconds, as viewers do
-        await c.run(seconds)
+        await asyncio.sleep(2.0 * i / n)   # joining over two seconds, as viewers do; all stop together
+        await c.run(end - time.monotonic())
 
     await asyncio.gather(*(one(i, c) for i, c in enumerate(clients)))
     return clients
@@ -152,12 +154,14 @@ def main() -> int:
         incomplete = {i: missing_parts(c, counts) for i, c in enumerate(clients)}
         incomplete = {i: m for i, m in incomplete.items() if m}
         errors = {i: c.errors for i, c in enumerate(clients) if c.errors}
-        refused = sum(len(c.hint_failures) for c in clients)
+        refused = [h for c in clients for h in c.hint_failures]
         bad_status = sum(1 for c in clients for f in c.fetches if f.status != 200)
         parts = [len(c.parts_fetched()) for c in clients]
         hinted = [sum(f.hinted for f in c.fetches) / max(1, len(c.fetches)) for c in clients]
-        newest = max((c.parts_fetched()[-1] for c in clients if c.parts_fetched()), default=None)
-        behind = sum(1 for c in clients if c.parts_fetched() and c.parts_fetched()[-1] < newest)
+        # At the common end a player may be waiting for the newest part still: one behind is on time.
+        order = sorted({p for c in clients for p in c.parts_fetched()})
+        on_time = set(order[-2:])
+        behind = sum(1 for c in clients if not c.parts_fetched() or c.parts_fetched()[-1] not in on_time)
         fetch_times = [f.done - f.requested for c in clients for f in c.fetches if not f.hinted and f.part is not None]
 
         print(f"# origin cost — {args.clients} LL-HLS players of one task (640x360@30, partSeconds {args.part}), "
@@ -174,11 +178,13 @@ def main() -> int:
         print(f"every player got every part from its first to its last: {'YES' if not incomplete else 'NO'} "
               f"({len(incomplete)} players missing parts{', e.g. ' + str(next(iter(incomplete.items())))[:200] if incomplete else ''})")
         print(f"errors: {len(errors)} players{' e.g. ' + str(next(iter(errors.values())))[:300] if errors else ''}; "
-              f"non-200 answers {bad_status}; hinted parts refused {refused}; players behind the newest part at the end: {behind}")
+              f"non-200 answers {bad_status}; hinted parts refused {len(refused)}{' e.g. ' + refused[0][:200] if refused else ''}; "
+              f"players behind the newest part at the end: {behind}")
     finally:
         procs.stop_all()
     return 0
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # `finally` stops what it started
     sys.exit(main())

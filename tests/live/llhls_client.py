@@ -51,8 +51,9 @@ class Http:
         if self.writer is not None:
             self.writer.close()
             try:
-                await self.writer.wait_closed()
-            except (OSError, ConnectionError):
+                async with asyncio.timeout(1):
+                    await self.writer.wait_closed()
+            except (OSError, ConnectionError, TimeoutError):
                 pass
         self.reader = self.writer = None
 
@@ -72,7 +73,10 @@ class Http:
             sent = time.monotonic()
             try:
                 self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{extra}\r\n".encode())
-                return await asyncio.wait_for(self._read(sent), timeout)
+                # asyncio.timeout, not wait_for: 3.11's wait_for can swallow the caller's
+                # cancellation when the answer lands at that moment (the player then never stops).
+                async with asyncio.timeout(timeout):
+                    return await self._read(sent)
             except (ConnectionError, asyncio.IncompleteReadError, OSError):
                 await self.close()
                 if attempt:
@@ -153,6 +157,7 @@ class HLSClient:
         self.started_at: tuple[int, int | None] | None = None   # (msn, part) it began with
         self.ended = False
         self._stopping = False
+        self._deadline = float("inf")
         self._playlist_http = Http(self.host, self.port)
         self._media_http = Http(self.host, self.port)
         self._hint_http = [Http(self.host, self.port)]
@@ -190,13 +195,15 @@ class HLSClient:
         return r.body
 
     async def run(self, seconds: float | None = None) -> "HLSClient":
+        budget = None
         try:
-            if seconds is None:
+            if seconds is not None:
+                self._deadline = time.monotonic() + seconds
+            async with asyncio.timeout(seconds) as budget:
                 await self._play()
-            else:
-                await asyncio.wait_for(self._play(), seconds)
-        except asyncio.TimeoutError:
-            pass
+        except TimeoutError as e:
+            if budget is None or not budget.expired():   # a request's own time-out, not the player's end
+                self.errors.append(f"TimeoutError: a request took more than {self.timeout} s {e}")
         except Exception as e:  # noqa: BLE001 (the caller reads what went wrong)
             self.errors.append(f"{type(e).__name__}: {e}")
         finally:
@@ -218,7 +225,7 @@ class HLSClient:
     async def _play_segments(self, pl: MediaPlaylist):
         nxt = pl.segments[max(0, len(pl.segments) - 3)].msn if pl.segments else pl.next_msn
         self.started_at = (nxt, None)
-        while not self._stopping:
+        while not self._stopping and time.monotonic() < self._deadline:
             changed = False
             for s in pl.segments:
                 if s.msn >= nxt:
@@ -257,7 +264,7 @@ class HLSClient:
                     task.cancel()
 
     async def _follow_parts(self, pl: MediaPlaylist, have: tuple[int, int], hinted: dict[str, asyncio.Task]):
-        while not self._stopping:
+        while not self._stopping and time.monotonic() < self._deadline:
             for p in pl.all_parts():
                 if (p.msn, p.index) <= have:
                     continue
