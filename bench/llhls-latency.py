@@ -140,16 +140,22 @@ def main() -> int:
         print()
         print(f"{'path':22} {'flashes':>7}  {'decoded ms: med':>15} {'min':>7} {'max':>7}   "
               f"{'shown ms: med':>13} {'min':>7} {'max':>7}   {'all frames':>10} {'out clock':>9}")
+        shown_ll = []
         for name, reader, frames in (("LL-HLS (parts)", low, low.decoder.snapshot() if low.decoder else []),
                                      ("classic HLS (segments)", classic, classic.decoder.snapshot() if classic.decoder else []),
                                      ("RTMP (nginx)", None, rtmp_reader.snapshot())):
             decoded, shown = glass_to_glass(sender, frames), glass_to_glass(sender, frames, "shown")
+            if reader is low:
+                shown_ll = shown
             every = frame_delays(sender, frames)
             tick = output_clock_delays(sender, frames, zero)
             print(f"{name:22} {len(decoded):7d}  {summary(decoded):>31}   {summary(shown):>29}   "
                   f"{statistics.median(every) * 1000 if every else float('nan'):10.0f} "
                   f"{statistics.median(tick) * 1000 if tick else float('nan'):9.0f}")
         print()
+        if shown_ll:
+            verdict = "met" if statistics.median(shown_ll) <= 2.0 else "NOT met"
+            print(f"goal: LL-HLS flash shown within 2.0 s — {verdict} ({statistics.median(shown_ll):.2f} s median)")
         for name, c in (("LL-HLS", low), ("classic", classic)):
             hinted = [f for f in c.fetches if f.hinted]
             held = statistics.median(f.done - f.requested for f in hinted) * 1000 if hinted else float("nan")
@@ -158,7 +164,8 @@ def main() -> int:
                   f"errors {c.errors or 'none'}, hint failures {c.hint_failures or 'none'}")
         print(f"worker cpuSeconds {status.get('cpuSeconds')}")
         print("decoded: the client has the picture; shown: on a player's clock started with its first frame "
-              "(stalls move it on); out clock: the frame's tick on the worker's output clock − the sender's instant")
+              "(stalls move it on); all frames: median over every numbered frame decoded; out clock: the frame's tick on the worker's\n"
+              "output clock − the sender's instant (frame index from the pts: ±1 frame between containers)")
     finally:
         if sender is not None:
             sender.stop()
