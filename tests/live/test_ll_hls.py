@@ -244,7 +244,9 @@ def test_blocking_reload_returns_as_the_part_appears(live):
         assert name in appeared and name in listed, f"{name} answered but not on disk in {live.folder}: {appeared} {listed}"
         results.append((name, round(took, 3), round(answered - appeared[name], 3), round(answered - listed[name], 3)))
         # Not before the part exists, and within a part's duration after it is complete.
-        assert answered >= appeared[name] - 0.005, f"{name}: answered before its file existed: {results}"
+        # (30 ms: the watcher's own polling and scheduling on a loaded machine; an answer not held
+        # would come a part's duration early)
+        assert answered >= appeared[name] - 0.03, f"{name}: answered before its file existed: {results}"
         assert answered <= listed[name] + PART, f"{name}: answered {answered - listed[name]:.3f} s after the " \
                                                  f"playlist on disk listed it: {results}"
     assert sum(r[1] >= 0.1 for r in results) >= 2, f"the reloads were not held: {results}"
