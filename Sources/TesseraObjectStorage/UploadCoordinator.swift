@@ -230,7 +230,12 @@ public final class UploadCoordinator: Sendable {
         }
     }
 
+    /// The output's uploader, with its thumbnails (if it takes them) riding along.
     private func makeUploader(_ output: ResolvedOutput) -> (any ObjectUploader)? {
+        ThumbnailMirror.attach(to: makeMediaUploader(output), output: output, client: client)
+    }
+
+    private func makeMediaUploader(_ output: ResolvedOutput) -> (any ObjectUploader)? {
         guard let location = output.upload else { return nil }
         switch output.kind {
         case .file(let path, let container):

@@ -191,9 +191,13 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
     /// `s3://BUCKET/KEY`: the file or HLS output is written to a spool under the output directory
     /// and uploaded to this object (`kind` says what is written where).
     public var upload: ObjectLocation?
+    /// JPEGs of the composite every interval, sprite sheets and a WebVTT track (`ThumbnailPlan`).
+    public var thumbnails: ThumbnailSettings?
 
-    public init(url: String, kind: Kind, paused: Bool = false, rendition: Int = 0, upload: ObjectLocation? = nil) {
+    public init(url: String, kind: Kind, paused: Bool = false, rendition: Int = 0, upload: ObjectLocation? = nil,
+                thumbnails: ThumbnailSettings? = nil) {
         self.url = url; self.kind = kind; self.paused = paused; self.rendition = rendition; self.upload = upload
+        self.thumbnails = thumbnails
     }
 
     /// The same destination, whatever its pause: an update that only pauses or resumes an output
@@ -202,7 +206,7 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
         url == other.url && kind == other.kind && rendition == other.rendition
     }
 
-    private enum CodingKeys: String, CodingKey { case url, kind, paused, rendition, upload }
+    private enum CodingKeys: String, CodingKey { case url, kind, paused, rendition, upload, thumbnails }
 
     /// Plans stored before `paused` or `rendition` existed read as not paused, at the main size.
     public init(from decoder: any Decoder) throws {
@@ -210,7 +214,8 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
         self.init(url: try container.decode(String.self, forKey: .url), kind: try container.decode(Kind.self, forKey: .kind),
                   paused: try container.decodeIfPresent(Bool.self, forKey: .paused) ?? false,
                   rendition: try container.decodeIfPresent(Int.self, forKey: .rendition) ?? 0,
-                  upload: try container.decodeIfPresent(ObjectLocation.self, forKey: .upload))
+                  upload: try container.decodeIfPresent(ObjectLocation.self, forKey: .upload),
+                  thumbnails: try container.decodeIfPresent(ThumbnailSettings.self, forKey: .thumbnails))
     }
 }
 

@@ -184,6 +184,8 @@ public struct OutputSpec: Codable, Sendable, Equatable {
     /// RTMP, SRT and file outputs: which encode they take, 0 the main size [0], N
     /// `encoder.video.renditions[N-1]`.
     public var rendition: Int?
+    /// HLS and file outputs: JPEGs of the composite, sprite sheets and a WebVTT track (issue 33).
+    public var thumbnails: ThumbnailSpec?
     public init(url: String, rtp: RTPOutputSpec? = nil) { self.url = url; self.rtp = rtp }
 }
 

@@ -136,6 +136,7 @@ public enum TaskDocumentReader {
         if let rtp = object.object("rtp", issues: &issues) { output.rtp = readRTPOutput(rtp, issues: &issues) }
         output.paused = object.bool("paused", issues: &issues)
         output.rendition = object.int("rendition", issues: &issues)
+        if let thumbnails = object.object("thumbnails", issues: &issues) { output.thumbnails = readThumbnails(thumbnails, issues: &issues) }
         if var hls = object.object("hls", issues: &issues) {
             output.hls = HLSSpec(segmentSeconds: hls.double("segmentSeconds", issues: &issues),
                                  playlist: hls.string("playlist", issues: &issues),

@@ -91,7 +91,7 @@ extension ValidationContext {
     /// The output with its `rendition` and `paused`. `paused`: recordings only (a file or HLS),
     /// and only live, where a `PATCH` can resume them, in a mix (a relay copies its input's
     /// packets as they come and has no keyframe to ask for).
-    private mutating func resolvedOutput(_ spec: OutputSpec, kind: ResolvedOutput.Kind, at index: Int,
+    mutating func resolvedOutputBeforeThumbnails(_ spec: OutputSpec, kind: ResolvedOutput.Kind, at index: Int,
                                        mode: TaskMode?, context: OutputContext) -> ResolvedOutput {
         let rendition = resolveRendition(spec, kind: kind, at: index, context: context)
         guard let paused = spec.paused else { return ResolvedOutput(url: spec.url, kind: kind, rendition: rendition) }

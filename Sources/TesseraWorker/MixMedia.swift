@@ -32,11 +32,11 @@ public struct MixMedia: Sendable {
             },
             openOutputs: { task, context in
                 do {
-                    return EncodedOutputs(try OutputSet(
+                    return ThumbnailingOutputs.wrap(EncodedOutputs(try OutputSet(
                         outputs: task.outputs, video: task.video, audio: task.audio, interrupt: context.interrupt,
                         live: task.pace == .realtime, giveUpSeconds: context.giveUpSeconds,
                         stallSeconds: context.stallSeconds, retirement: context.retirement,
-                        stateChanged: context.stateChanged, hold: context.hold))
+                        stateChanged: context.stateChanged, hold: context.hold)), task: task)
                 } catch {
                     throw TaskError.output(reason: "\(error)")
                 }
