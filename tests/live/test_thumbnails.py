@@ -177,3 +177,55 @@ def test_latest_thumbnail_is_replaced_while_live(tmp_path):
     # Every read while running was a whole JPEG (replaced by rename), and it followed the input.
     assert len(distinct) >= 4 and distinct == [n for n in ("red", "green", "blue", "yellow", "magenta", "cyan") if n in distinct], seen
     print(f"\nlatest while running: {seen}")
+
+
+def test_s3_hls_output_uploads_its_thumbnails(tmp_path, media, monkeypatch, clips):
+    """An s3:// HLS output's thumbnails, sheets and track go up with its segments, the track after
+    the sheets it names."""
+    pytest.importorskip("boto3")
+    from test_s3_output import Moto, recording, start_server
+    store = Moto(tmp_path)
+    servers: list = []
+    try:
+        s3 = store.client()
+        s3.create_bucket(Bucket="thumbs")
+        srv = start_server(servers, tmp_path, media, monkeypatch, store.url)
+        doc = recording("thumbs-s3", clips.red, [{"url": "s3://thumbs/live/show.m3u8", "hls": {"segmentSeconds": 1},
+                                                  "thumbnails": {"intervalSeconds": 1, "width": TW}}])
+        doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600)
+        doc["layout"]["regions"][0].update(width=320, height=240)
+        srv.client.create(doc)
+
+        def keys() -> set[str]:
+            return {o["Key"] for o in s3.list_objects_v2(Bucket="thumbs", Prefix="live/").get("Contents", [])}
+
+        assert wait_for(lambda: "live/show_thumb_00003.jpg" in keys(), 20), sorted(keys())
+        assert srv.client.delete("/v1/tasks/thumbs-s3").status == 200
+        status = {}
+        def uploaded() -> bool:
+            nonlocal status
+            status = srv.client.status("thumbs-s3")["outputs"][0]
+            return status.get("uploads", [{}])[0].get("state") == "uploaded"
+        assert wait_for(uploaded, 20), status
+        stored = keys()
+        track = s3.get_object(Bucket="thumbs", Key="live/show_thumbnails.vtt")["Body"].read().decode()
+        cues = parse_vtt(track)
+        numbered = sorted(k for k in stored if re.fullmatch(r"live/show_thumb_\d{5}\.jpg", k))
+        assert len(cues) == len(numbered) >= 3, (len(cues), numbered)
+        assert all(f"live/{sheet}" in stored for _, _, sheet, _ in cues) and "live/show_thumb_latest.jpg" in stored
+        body = s3.get_object(Bucket="thumbs", Key=numbered[-1])["Body"].read()
+        (tmp_path / "last.jpg").write_bytes(body)
+        assert name(centre(jpeg_rgb(tmp_path / "last.jpg"))) == "red"
+    finally:
+        for srv in servers:
+            srv.kill()
+        store.stop()
+
+
+def wait_for(check, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.25)
+    return False
