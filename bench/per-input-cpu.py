@@ -122,6 +122,7 @@ def measure(api: str, names: list[str], clips: list[Path], run: Path, warmup: fl
     senders, tasks = [], []
     try:
         for name in names:
+            shutil.rmtree(run / "out" / f"rec-{name}", ignore_errors=True)   # this round's recordings only
             ports = udp_pairs(8)
             mine = [Sender(clips[i], ports[2 * i], ports[2 * i + 1], run / f"{name}-{i}.sdp") for i in range(4)]
             senders += mine
