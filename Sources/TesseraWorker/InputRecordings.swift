@@ -9,6 +9,13 @@ final class InputRecordings {
     private let shared: PerInputRecordings
     private var recorders: [(url: String, recorder: ParticipantRecorder)] = []
     private var seenGeneration = -1
+    /// What recording cost this input's thread (packets, time spent in `write`), logged per connection.
+    private struct Cost {
+        var packets: Int64 = 0
+        var nanoseconds: UInt64 = 0
+        mutating func note(nanoseconds spent: UInt64) { packets += 1; nanoseconds += spent }
+    }
+    private var cost = Cost()
     /// Whether the open source has video (a file then starts at a keyframe); set per connection.
     var hasVideo = true
 
@@ -29,6 +36,8 @@ final class InputRecordings {
     }
 
     func write(_ packet: EncodedPacket, ptsMicroseconds: Int64) {
+        let started = MonotonicClock.nanoseconds
+        defer { cost.note(nanoseconds: MonotonicClock.nanoseconds - started) }
         for entry in recorders {
             let before = entry.recorder.bytes
             entry.recorder.write(packet, ptsMicroseconds: ptsMicroseconds)
@@ -41,6 +50,8 @@ final class InputRecordings {
     /// written). The next connection's packets start the next files (the next free names), with
     /// recorders made for what that connection has.
     func finishAll() {
+        if cost.packets > 0 { shared.noteCost(input: inputID, packets: cost.packets, nanoseconds: cost.nanoseconds) }
+        cost = Cost()
         for entry in recorders { entry.recorder.finish() }
         recorders = []
         seenGeneration = -1

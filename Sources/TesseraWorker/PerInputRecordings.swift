@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 import TesseraTask
@@ -95,6 +96,12 @@ final class PerInputRecordings: Sendable {
         state.withLock { entries in
             if let index = entries.firstIndex(where: { $0.output.url == url }) { entries[index].bytes += bytes }
         }
+    }
+
+    /// The recording's own cost on an input's thread, for the log (the closing note's figure).
+    func noteCost(input: String, packets: Int64, nanoseconds: UInt64) {
+        let each = Double(nanoseconds) / Double(packets) / 1000
+        Self.logger.info("task \(taskId): input \(input): \(packets) packets recorded, \(String(format: "%.1f", each)) µs each")
     }
 
     // MARK: Status
