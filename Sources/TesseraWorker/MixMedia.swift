@@ -36,7 +36,7 @@ public struct MixMedia: Sendable {
                         outputs: task.outputs, video: task.video, audio: task.audio, interrupt: context.interrupt,
                         live: task.pace == .realtime, giveUpSeconds: context.giveUpSeconds,
                         stallSeconds: context.stallSeconds, retirement: context.retirement,
-                        stateChanged: context.stateChanged, hold: context.hold)), task: task)
+                        stateChanged: context.stateChanged, hold: context.hold, hlsParts: context.hlsParts)), task: task)
                 } catch {
                     throw TaskError.output(reason: "\(error)")
                 }
