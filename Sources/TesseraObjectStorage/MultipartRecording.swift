@@ -17,10 +17,15 @@ final class MultipartRecording: ObjectUploader {
     private var machine: MultipartUploadMachine
     private var boundaries: FragmentBoundaries
     private var finished = false
+    /// Sent only once finished, in one part (a per-participant Matroska / WebM / MP4 file, whose
+    /// muxer rewrites its header at the end, so no byte is final before).
+    private let wholeFile: Bool
 
-    init(bucket: String, key: String, path: String, client: S3Client, transportStream: Bool) {
+    init(bucket: String, key: String, path: String, client: S3Client, transportStream: Bool,
+         contentType: String? = nil, wholeFile: Bool = false) {
         self.bucket = bucket; self.key = key; self.path = path; self.client = client
-        contentType = transportStream ? "video/mp2t" : "video/mp4"
+        self.contentType = contentType ?? (transportStream ? "video/mp2t" : "video/mp4")
+        self.wholeFile = wholeFile
         machine = MultipartUploadMachine(file: "s3://\(bucket)/\(key)")
         boundaries = FragmentBoundaries(transportStream ? .transportStream : .fragmentedMP4)
     }
@@ -32,8 +37,9 @@ final class MultipartRecording: ObjectUploader {
     func giveUp(_ reason: String) { machine.giveUp(reason) }
 
     func step(nowSeconds now: Double) -> StepOutcome {
+        if wholeFile && !finished { return .idle }
         let length = SpoolFile.length(path) ?? 0
-        boundaries.advance(length: length) { offset in [UInt8](SpoolFile.read(path, offset: offset, count: 16) ?? Data()) }
+        if !wholeFile { boundaries.advance(length: length) { offset in [UInt8](SpoolFile.read(path, offset: offset, count: 16) ?? Data()) } }
         switch machine.next(nowSeconds: now, boundary: boundaries.latest, length: length, finished: finished) {
         case .done: return .idle
         case .idle: return .idle

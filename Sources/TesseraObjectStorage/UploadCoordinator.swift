@@ -19,7 +19,7 @@ import TesseraTask
 public final class UploadCoordinator: Sendable {
     /// An upload: its uploader is stepped only by the coordinator's thread (and read by
     /// `publish` under the `Mutex`), which is what makes it safe to hold here (hence `@unchecked`).
-    private struct Entry: @unchecked Sendable {
+    struct Entry: @unchecked Sendable {
         let outputURL: String
         /// `s3://BUCKET/KEY` (read here, never from the uploader, which the thread owns).
         let file: String
@@ -27,9 +27,14 @@ public final class UploadCoordinator: Sendable {
         /// Set when the output left the plan: its file is taken as finished after the grace
         /// the pipeline gives a removed output to write its trailer.
         var removedAt: Double?
+        /// A per-participant file (`UploadCoordinator+PerInput`): it leaves with its recorder's
+        /// report, not with the plan's outputs.
+        var perInput = false
+        /// Its recorder finished it: the uploader is told at its next step.
+        var writerFinished = false
     }
 
-    private struct State {
+    struct State {
         var entries: [Entry] = []
         /// Finished uploads and recovered ones, by output URL, for the status.
         var settled: [String: [ObjectUploadStatus]] = [:]
@@ -41,17 +46,23 @@ public final class UploadCoordinator: Sendable {
         var stopped = false
         var holding = false
         var budget: SpoolBudget
+        /// The plan's `s3://` per-participant outputs, which files are matched against.
+        var perInputOutputs: [ResolvedOutput] = []
+        /// The object sent once every other upload is done (the timeline manifest).
+        var last: LastObject?
+        /// Every per-participant file handed in so far (a late repeat of a report is not a new upload).
+        var perInputFiles: Set<String> = []
     }
 
-    private let client: S3Client
+    let client: S3Client
     private let settings: StorageSettings
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// Signalled when there is news for the thread (an output came or went, the task ends); a
     /// signal given while the thread works is kept, so none is lost.
-    private let wake = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
     /// Signalled once when the thread ends.
     private let done = DispatchSemaphore(value: 0)
-    private let changed: @Sendable () -> Void
+    let changed: @Sendable () -> Void
     private let setHold: @Sendable (Bool) -> Void
 
     /// Seconds a removed output's publisher gets to write its trailer (`OutputSet` gives it 2 s).
@@ -128,7 +139,10 @@ public final class UploadCoordinator: Sendable {
     public func update(_ outputs: [ResolvedOutput]) {
         let now = MonotonicClock.seconds
         state.withLock { state in
-            for index in state.entries.indices where state.entries[index].removedAt == nil {
+            state.perInputOutputs = outputs.filter { output in
+                if case .perInput = output.kind { return output.upload != nil } else { return false }
+            }
+            for index in state.entries.indices where state.entries[index].removedAt == nil && !state.entries[index].perInput {
                 let entry = state.entries[index]
                 if !outputs.contains(where: { $0.url == entry.outputURL && Self.file(of: $0) == entry.file }) {
                     state.entries[index].removedAt = now
@@ -186,7 +200,7 @@ public final class UploadCoordinator: Sendable {
             if stop { return }
             // Uploaders are only ever touched by this thread: it tells them their file is finished.
             let now = MonotonicClock.seconds
-            for entry in work where ending || entry.removedAt.map({ now - $0 >= Self.removalGraceSeconds }) ?? false {
+            for entry in work where ending || entry.writerFinished || entry.removedAt.map({ now - $0 >= Self.removalGraceSeconds }) ?? false {
                 entry.uploader.finish()
             }
             var progressed = false
@@ -204,7 +218,10 @@ public final class UploadCoordinator: Sendable {
                 publish(&state)
                 return !state.entries.isEmpty
             }
-            if ending && !active { return }
+            if ending && !active {
+                sendLast()
+                return
+            }
             // Nothing sent: sleep until there is news, or a quarter second, the pace at which a
             // spool file's new bytes and a retry's due time are looked at again (a file that grows
             // tells nobody).
@@ -214,7 +231,7 @@ public final class UploadCoordinator: Sendable {
 
     /// Copies the uploaders' statuses for `statuses` and recomputes the spool's hold. Inside the
     /// `Mutex`, on the uploader thread (or once it has ended): it reads the uploaders.
-    private func publish(_ state: inout State) {
+    func publish(_ state: inout State) {
         var next: [String: [ObjectUploadStatus]] = [:]
         for entry in state.entries {
             let status = entry.uploader.status

@@ -19,6 +19,9 @@ public struct ResolvedTask: Codable, Sendable, Equatable {
     public var outputs: [ResolvedOutput]
     /// Periodic layout-and-volume SEI; nil: none.
     public var sei: SEISettings?
+    /// The document's encoder, layout, audio and SEI sections as written, for the show's timeline
+    /// manifest (`ShowTimeline`); nil in plans stored before it existed.
+    public var sections: TaskSections?
 
     public init(taskId: String, mode: TaskMode, pace: Pace, maxDurationSeconds: Double?, idleTimeoutSeconds: Double,
                 callbackUrl: String?, inputs: [ResolvedInput], video: VideoSettings?, audio: AudioSettings,

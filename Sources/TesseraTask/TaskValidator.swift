@@ -104,6 +104,7 @@ struct ValidationContext {
                                 video: mode == .relay ? nil : video, audio: audio, layout: layout,
                                 audioMix: audioMix, outputs: outputs)
         task.sei = sei
+        task.sections = TaskSections(document)
         return task
     }
 

@@ -32,7 +32,9 @@ public final class MixPipeline: Sendable {
     /// Where inputs and outputs removed by an update are ended, off the output thread.
     private let retirement = Retirement()
     private let layoutState: LayoutState
-    let clock = TaskClock()
+    let clock: TaskClock
+    /// Live with per-participant outputs: the show's timeline and its manifest.
+    let timeline: ShowTimelineRecorder?
     /// Live: seconds a dropped output keeps reconnecting before it is `failed`.
     private let outputGiveUpSeconds: Double
     /// Live: seconds a network output may take no bytes before it is taken as lost (a stall).
@@ -43,13 +45,26 @@ public final class MixPipeline: Sendable {
     /// `rtpBindAddress`: `--rtp-bind-address`, for RTP inputs' sockets (nil: none). `media`: where
     /// inputs come from and outputs go (FFmpeg unless a test hands in its own).
     public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double = 10, rtpBindAddress: String? = nil,
-                outputHold: OutputHold? = nil, media: MixMedia? = nil) {
+                outputHold: OutputHold? = nil, media: MixMedia? = nil,
+                recordedFiles: (@Sendable (RecordedFile) -> Void)? = nil) {
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
         self.outputStallSeconds = outputStallSeconds
         self.outputHold = outputHold
         self.media = media ?? .ffmpeg(rtpBindAddress: rtpBindAddress)
-        control = MixControl(task: task)
+        clock = TaskClock()
+        let timeline = ShowTimelineRecorder(task: task, clock: clock)
+        self.timeline = timeline
+        // `recordedFiles`: each per-participant file as it is opened and finished (the uploads);
+        // the show's timeline hears of it first.
+        var sink = recordedFiles
+        if let timeline {
+            sink = { @Sendable file in
+                timeline.recorded(file)
+                recordedFiles?(file)
+            }
+        }
+        control = MixControl(task: task, recordedFiles: sink)
         layoutState = LayoutState(task.layout, inputIDs: task.inputs.map(\.id))
     }
 
@@ -125,6 +140,10 @@ public final class MixPipeline: Sendable {
         let initialWorkers = task.inputs.enumerated().map { index, input in
             factory.make(input, source: sources[index], decoderThreads: decoderThreads)
         }
+        // The last manifest once every input has stopped (declared first, so run after the
+        // inputs' defer below): their recordings' files are finished by then.
+        timeline?.start()
+        defer { timeline?.finish() }
         control.running(workers: initialWorkers, outputs: outputs)
         initialWorkers.forEach { $0.start() }
         defer {
@@ -138,7 +157,8 @@ public final class MixPipeline: Sendable {
 
         do {
             let outputClock = OutputClock(control: control, inputs: factory, outputs: outputs, pictures: pictures,
-                                          retirement: retirement, expectedSeconds: Self.expectedLength(task: task, sources: sources))
+                                          retirement: retirement, expectedSeconds: Self.expectedLength(task: task, sources: sources),
+                                          timeline: timeline)
             try outputClock.run(progress: progress)
             try outputs.finish()
         } catch {

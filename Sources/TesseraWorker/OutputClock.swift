@@ -39,9 +39,13 @@ final class OutputClock {
     private var meter = RateMeter()
     /// Task-clock time (µs) since when no input has been live (for `idleTimeoutSeconds`).
     private var idleSince: Int64?
+    /// Live with per-participant outputs: the show's timeline (its manifest), told the
+    /// composite's zero, each input's absences and each update at the frame it applies.
+    private let timeline: ShowTimelineRecorder?
 
     init(control: MixControl, inputs: InputWorkerFactory, outputs: any MixOutputs, pictures: PictureSource,
-         retirement: Retirement, expectedSeconds: Double?) {
+         retirement: Retirement, expectedSeconds: Double?, timeline: ShowTimelineRecorder? = nil) {
+        self.timeline = timeline
         self.control = control
         self.inputs = inputs
         self.outputs = outputs
@@ -89,6 +93,7 @@ final class OutputClock {
         // Output frame N shows the task clock's frame `firstFrame + N`: live, the first frame
         // waits for the inputs' first pictures (bounded); offline it is the clock's zero.
         let firstFrame = live ? try waitForFirstPictures(instants: instants) : 0
+        timeline?.compositeStarted(at: instants.time(ofFrame: firstFrame))
         audioOrigin = firstFrame * Int64(task.audio.sampleRate) / Int64(video.fps)
         while true {
             // `time` on the output's timeline (what is written), `clockTime` on the inputs'.
@@ -96,7 +101,7 @@ final class OutputClock {
             let clockTime = instants.time(ofFrame: firstFrame + frameIndex)
             if try shouldEnd(at: time) { break }
             if live { waitForWallClock(clockTime, frameMicroseconds: instants.frameMicroseconds) }
-            try applyPendingUpdate()
+            try applyPendingUpdate(at: clockTime)
             let frames = currentPictures(at: clockTime)
             followTheRoom(frames: frames, at: clockTime)
             try checkFailures()
@@ -178,12 +183,13 @@ final class OutputClock {
         var lastReport: Double = 0
         var frames: Int64 = 0
         let frameMicroseconds = Int64(audioFrameSize) * 1_000_000 / Int64(task.audio.sampleRate)
+        timeline?.compositeStarted(at: 0)   // audio-only: output sample 0 is the clock's zero
         while true {
             let time = audioPosition * 1_000_000 / Int64(task.audio.sampleRate)
             if try shouldEnd(at: time) { break }
             if live { waitForWallClock(time, frameMicroseconds: frameMicroseconds) }
-            try applyPendingUpdate()
-            if live { refreshLiveness() }
+            try applyPendingUpdate(at: time)
+            if live { refreshLiveness(at: time) }
             try checkFailures()
             try mixAudioFrame(count: audioFrameSize)
             frames += 1
@@ -200,15 +206,18 @@ final class OutputClock {
     // MARK: Shared
 
     private func currentPictures(at time: Int64) -> [DecodedVideoFrame?] {
-        if live { refreshLiveness() }
+        if live { refreshLiveness(at: time) }
         return workers.map { $0.channel.picture(at: time, wait: !live) }
     }
 
-    private func refreshLiveness() {
+    /// `time`: the task-clock time of the frame being made (the timeline's absences start there).
+    private func refreshLiveness(at time: Int64) {
         let now = clock.nowMicroseconds
         var anyLive = false
-        for worker in workers where worker.refreshLiveness(now: now, silenceMicroseconds: worker.input.silenceMicroseconds) {
-            anyLive = true
+        for worker in workers {
+            let isLive = worker.refreshLiveness(now: now, silenceMicroseconds: worker.input.silenceMicroseconds)
+            timeline?.input(worker.input.id, live: isLive, at: time)
+            if isLive { anyLive = true }
         }
         idleSince = anyLive ? nil : (idleSince ?? now)
     }
@@ -281,7 +290,7 @@ final class OutputClock {
     /// removed (stopped); the new layout and gains; the outputs matched by URL. Nothing here
     /// waits: images come decoded with the update, inputs open on their own threads, and what
     /// was removed ends on threads of its own (`Retirement`).
-    private func applyPendingUpdate() throws {
+    private func applyPendingUpdate(at time: Int64) throws {
         guard let pending = control.takePendingUpdate() else { return }
         let stills = try pending.stills.get()
         let updated = pending.task
@@ -305,6 +314,7 @@ final class OutputClock {
         workers = next
         control.running(workers: next)
         task = updated
+        timeline?.updateApplied(updated, at: time)
         // Stopping joins the input's thread, which may be in a network read until interrupted.
         for worker in existing.values {
             retirement.retire("tessera-input-removed") { worker.stop() }

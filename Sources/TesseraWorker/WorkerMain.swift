@@ -26,11 +26,12 @@ public enum WorkerMain {
 
         let task = start.plan
         let hold = OutputHold()
+        let recordedFiles = RecordedFileUploads()
         let pipeline: TaskRunner = task.mode == .relay ? RelayPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds,
                                                                                     outputStallSeconds: start.outputStallSeconds)
             : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, outputStallSeconds: start.outputStallSeconds,
                           rtpBindAddress: start.rtpBindAddress,
-                          outputHold: hold)
+                          outputHold: hold, recordedFiles: { recordedFiles.recorded($0) })
         if let mix = pipeline as? MixPipeline {
             // For measuring what a viewer sees against when each frame left (bench/latency.py):
             // the machine's CLOCK_MONOTONIC, which every process reads alike.
@@ -47,6 +48,7 @@ public enum WorkerMain {
                                      changed: { [pipeline] in pipeline.statusChanged.notify() },
                                      hold: { hold.isHeld = $0 })
         }()
+        recordedFiles.attach(uploads, task: task)
         let finished = Finished()
         let lease = WorkerLease(seconds: start.leaseSeconds)
         let remaining = reader
