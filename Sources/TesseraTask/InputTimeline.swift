@@ -49,3 +49,41 @@ extension ResolvedInput.Source {
         }
     }
 }
+
+/// The audio side of `inputs[].gaps`: an input is silent inside its gaps, to the sample.
+public enum GapMixPlan {
+    /// One stretch of a mixed block with the gains in force over it.
+    public struct Segment: Equatable, Sendable {
+        /// Samples from the block's start.
+        public var offset: Int
+        public var count: Int
+        /// Each input's gain (0 inside its gap).
+        public var gains: [Float]
+    }
+
+    /// The block of `count` samples from task-clock sample `start` split where an input's gap
+    /// begins or ends, each stretch with the gains in force (an input's is 0 inside its gap).
+    /// Without gaps in the block: one segment with `gains` as they are.
+    public static func segments(start: Int64, count: Int, sampleRate: Int, gains: [Float], gaps: [[InputGap]]) -> [Segment] {
+        let rate = Int64(sampleRate)
+        func sample(_ microseconds: Int64) -> Int64 { microseconds * rate / 1_000_000 }
+        let end = start + Int64(count)
+        var cuts: Set<Int64> = []
+        var touched = false
+        for input in gaps {
+            for gap in input where sample(gap.fromMicroseconds) < end && sample(gap.toMicroseconds) > start {
+                touched = true
+                for edge in [sample(gap.fromMicroseconds), sample(gap.toMicroseconds)] where edge > start && edge < end { cuts.insert(edge) }
+            }
+        }
+        guard touched else { return [Segment(offset: 0, count: count, gains: gains)] }
+        let edges = [start] + cuts.sorted() + [end]
+        return zip(edges, edges.dropFirst()).map { from, to in
+            let stretchGains = gains.indices.map { index -> Float in
+                let absent = index < gaps.count && gaps[index].contains { sample($0.fromMicroseconds) <= from && from < sample($0.toMicroseconds) }
+                return absent ? 0 : gains[index]
+            }
+            return Segment(offset: Int(from - start), count: Int(to - from), gains: stretchGains)
+        }
+    }
+}

@@ -19,6 +19,9 @@ public struct ResolvedTask: Codable, Sendable, Equatable {
     public var outputs: [ResolvedOutput]
     /// Periodic layout-and-volume SEI; nil: none.
     public var sei: SEISettings?
+    /// Offline: updates on the task's clock (a show's `updates`), each applied at the first frame
+    /// at or after its time; nil: none.
+    public var schedule: [ScheduledUpdate]?
     /// The document's encoder, layout, audio and SEI sections as written, for the show's timeline
     /// manifest (`ShowTimeline`); nil in plans stored before it existed.
     public var sections: TaskSections?
@@ -47,12 +50,12 @@ public struct ResolvedInput: Codable, Sendable, Equatable {
         /// RTP on ports the service chooses, described as asked (`tessera serve` turns it into
         /// `rtpSDP` with the SDP it writes before a worker sees it).
         case rtpAllocate(request: RTPAllocationRequest, source: RTPSourceFilter? = nil)
-    }
-    public var id: String
-    public var source: Source
         /// Files played in turn, each from its own start on the output timeline (`inputs[].sequence`:
         /// a participant recorded in several files, re-mixed offline).
         case sequence([TimedFile])
+    }
+    public var id: String
+    public var source: Source
     public var loop: Bool
     /// Where the input's own time zero lies on the output timeline, in microseconds.
     public var startAtMicroseconds: Int64
@@ -60,19 +63,16 @@ public struct ResolvedInput: Codable, Sendable, Equatable {
     public var silenceMicroseconds: Int64
     /// Carry the input's H.264 SEI user data into the output.
     public var seiPassthrough: Bool = true
+    /// Output-timeline spans in which the input is absent (placeholder, silence), sorted and disjoint.
+    public var gaps: [InputGap] = []
 
     public static let defaultSilenceMicroseconds: Int64 = 2_000_000
 
-    /// Output-timeline spans in which the input is absent (placeholder, silence), sorted and disjoint.
-    public var gaps: [InputGap] = []
     public init(id: String, source: Source, loop: Bool, startAtMicroseconds: Int64,
                 silenceMicroseconds: Int64 = ResolvedInput.defaultSilenceMicroseconds) {
         self.id = id; self.source = source; self.loop = loop; self.startAtMicroseconds = startAtMicroseconds
         self.silenceMicroseconds = silenceMicroseconds
     }
-}
-
-public struct VideoSettings: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey { case id, source, loop, startAtMicroseconds, silenceMicroseconds, seiPassthrough, gaps }
 
@@ -86,6 +86,9 @@ public struct VideoSettings: Codable, Sendable, Equatable {
         seiPassthrough = try container.decodeIfPresent(Bool.self, forKey: .seiPassthrough) ?? true
         gaps = try container.decodeIfPresent([InputGap].self, forKey: .gaps) ?? []
     }
+}
+
+public struct VideoSettings: Codable, Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var fps: Int
@@ -180,11 +183,11 @@ public struct ResolvedOutput: Codable, Sendable, Equatable {
         case rtp(RTPOutputSettings)
         /// `….m3u8`: HLS segments and playlists, as files or HTTP `PUT`s.
         case hls(HLSSettings)
+        /// A path (or s3 spool path) with `{input}`: one remuxed recording per input.
+        case perInput(PerInputRecording)
     }
     public var url: String
     public var kind: Kind
-        /// A path (or s3 spool path) with `{input}`: one remuxed recording per input.
-        case perInput(PerInputRecording)
     /// A recording (file or HLS) on hold: it receives nothing, and on resume its timestamps go on
     /// from where they stopped, so the paused span is simply absent.
     public var paused: Bool

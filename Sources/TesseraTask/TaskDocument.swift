@@ -16,6 +16,10 @@ public struct TaskDocument: Codable, Sendable, Equatable {
     public var outputs: [OutputSpec]
     /// Periodic layout-and-volume SEI and the app data it carries (issue 13).
     public var sei: SEISpec?
+    /// Updates on the task's clock, applied offline as a `PATCH` is live (`tessera mix` of a show's timeline).
+    public var updates: [ScheduledUpdateSpec]?
+    /// A timeline manifest's notes for people (files, offsets, gaps); kept as written, not interpreted.
+    public var timeline: JSONValue?
 
     public init(
         taskId: String? = nil, mode: String? = nil, pace: String? = nil,
@@ -40,6 +44,10 @@ public struct InputSpec: Codable, Sendable, Equatable {
     public var silenceTimeoutMs: Int?
     /// Whether the input's H.264 SEI user data is carried into the output [true].
     public var seiPassthrough: Bool?
+    /// Instead of `url`: files played in turn, each from its own `startAtMs`.
+    public var sequence: [SequenceFileSpec]?
+    /// Spans of the task's clock in which the input is absent (placeholder, silence).
+    public var gaps: [GapSpec]?
 
     public init(id: String, url: String? = nil, rtp: RTPSpec? = nil, loop: Bool? = nil, startAtMs: Int? = nil,
                 silenceTimeoutMs: Int? = nil) {
@@ -220,6 +228,12 @@ public struct HLSSpec: Codable, Sendable, Equatable {
     }
 }
 
+/// `outputs[].hls.lowLatency`.
+public struct HLSLowLatencySpec: Codable, Sendable, Equatable {
+    public var partSeconds: Double?
+    public init(partSeconds: Double? = nil) { self.partSeconds = partSeconds }
+}
+
 /// `outputs[].rtp`: the mix sent back into the room as RTP, as the SFU that receives it expects.
 /// Unset fields take the defaults the validator names (`RTPOutputSettings`).
 public struct RTPOutputSpec: Codable, Sendable, Equatable {
@@ -230,12 +244,6 @@ public struct RTPOutputSpec: Codable, Sendable, Equatable {
     public var audioRtcpPort: Int?
     public var videoCodec: String?
     public var audioCodec: String?
-/// `outputs[].hls.lowLatency`.
-public struct HLSLowLatencySpec: Codable, Sendable, Equatable {
-    public var partSeconds: Double?
-    public init(partSeconds: Double? = nil) { self.partSeconds = partSeconds }
-}
-
     public var videoPayloadType: Int?
     public var audioPayloadType: Int?
     /// Read as `Int` so that a negative or too large SSRC is named, not wrapped.

@@ -63,6 +63,7 @@ public enum TaskDocumentReader {
         if let sei = root.object("sei", issues: &issues) {
             document.sei = readSEI(sei, issues: &issues)
         }
+        readTimelineFields(&root, into: &document, issues: &issues)
         root.reportUnknownFields(issues: &issues)
         return (document, issues.items)
     }
@@ -81,6 +82,7 @@ public enum TaskDocumentReader {
         input.startAtMs = object.int("startAtMs", issues: &issues)
         input.silenceTimeoutMs = object.int("silenceTimeoutMs", issues: &issues)
         input.seiPassthrough = object.bool("seiPassthrough", issues: &issues)
+        readTimelineFields(&object, into: &input, issues: &issues)
         object.reportUnknownFields(issues: &issues)
         return input
     }

@@ -25,11 +25,16 @@ extension ValidationContext {
 
     private mutating func resolveInput(_ spec: InputSpec, at path: String) -> ResolvedInput? {
         var source: ResolvedInput.Source?
-        switch (spec.url, spec.rtp) {
-        case (let url?, nil): source = resolveInputURL(url, at: path + ".url")
-        case (nil, let rtp?): source = resolveRTP(rtp, at: path + ".rtp")
-        default: issues.add(path, "needs exactly one of url or rtp")
+        switch (spec.url, spec.rtp, spec.sequence) {
+        case (let url?, nil, nil): source = resolveInputURL(url, at: path + ".url")
+        case (nil, let rtp?, nil): source = resolveRTP(rtp, at: path + ".rtp")
+        case (nil, nil, let files?): source = resolveSequence(files, at: path + ".sequence")
+        default: issues.add(path, "needs exactly one of url, rtp or sequence")
         }
+        if spec.sequence != nil, spec.startAtMs != nil {
+            issues.add(path + ".startAtMs", "a sequence input places each file by its own sequence[].startAtMs; leave startAtMs out")
+        }
+        let gaps = resolveGaps(spec.gaps, at: path + ".gaps")
         let loop = spec.loop ?? false
         if loop, let source, !source.isFile {
             issues.add(path + ".loop", "only a file input can loop")
@@ -54,10 +59,11 @@ extension ValidationContext {
         guard let source else { return nil }
         var input = ResolvedInput(id: spec.id, source: source, loop: loop, startAtMicroseconds: start, silenceMicroseconds: silence)
         input.seiPassthrough = spec.seiPassthrough ?? true
+        input.gaps = gaps
         return input
     }
 
-    private mutating func resolveInputURL(_ url: String, at path: String) -> ResolvedInput.Source? {
+    mutating func resolveInputURL(_ url: String, at path: String) -> ResolvedInput.Source? {
         guard !url.isEmpty else {
             issues.add(path, "must not be empty")
             return nil

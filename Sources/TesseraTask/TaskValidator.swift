@@ -90,6 +90,7 @@ struct ValidationContext {
                                      mode: mode, context: outputContext)
 
         let sei = resolveSEI(document.sei, hasVideo: document.encoder?.video != nil, mode: mode)
+        let schedule = resolveSchedule(document, mode: mode, inputIds: inputIds)
         if mode == .relay { checkRelay(document) }
         if options.offline, !document.inputs.isEmpty, document.inputs.allSatisfy({ $0.loop == true }),
            document.maxDurationSeconds == nil {
@@ -104,6 +105,7 @@ struct ValidationContext {
                                 video: mode == .relay ? nil : video, audio: audio, layout: layout,
                                 audioMix: audioMix, outputs: outputs)
         task.sei = sei
+        task.schedule = schedule.map { Self.schedule($0, base: task) }
         task.sections = TaskSections(document)
         return task
     }

@@ -30,6 +30,8 @@ final class OutputClock {
     var follower: LayoutFollower
     /// When the next layout-and-volume SEI is due (OutputClock+SEI).
     var volumeSEISchedule = VolumeSEISchedule()
+    /// Offline: the task's scheduled updates not applied yet (OutputClock+Timeline).
+    var schedule: UpdateSchedule
     /// Next output audio sample to mix.
     private var audioPosition: Int64 = 0
     /// The task clock's audio sample that output sample 0 is (live, the output starts on the
@@ -55,6 +57,7 @@ final class OutputClock {
         task = control.task
         workers = control.workers
         follower = LayoutFollower(task.layout)
+        schedule = UpdateSchedule(control.live ? [] : task.schedule ?? [])
         mixer = AudioMixer(channels: task.audio.channels, sampleRate: task.audio.sampleRate)
         audioLevels = AudioLevels(sampleRate: task.audio.sampleRate)
         audioFrameSize = outputs.audioFrameSize > 0 ? outputs.audioFrameSize : 1024
@@ -101,6 +104,7 @@ final class OutputClock {
             let clockTime = instants.time(ofFrame: firstFrame + frameIndex)
             if try shouldEnd(at: time) { break }
             if live { waitForWallClock(clockTime, frameMicroseconds: instants.frameMicroseconds) }
+            submitScheduledUpdate(at: clockTime)
             try applyPendingUpdate(at: clockTime)
             let frames = currentPictures(at: clockTime)
             followTheRoom(frames: frames, at: clockTime)
@@ -188,6 +192,7 @@ final class OutputClock {
             let time = audioPosition * 1_000_000 / Int64(task.audio.sampleRate)
             if try shouldEnd(at: time) { break }
             if live { waitForWallClock(time, frameMicroseconds: frameMicroseconds) }
+            submitScheduledUpdate(at: time)
             try applyPendingUpdate(at: time)
             if live { refreshLiveness(at: time) }
             try checkFailures()
@@ -207,7 +212,7 @@ final class OutputClock {
 
     private func currentPictures(at time: Int64) -> [DecodedVideoFrame?] {
         if live { refreshLiveness(at: time) }
-        return workers.map { $0.channel.picture(at: time, wait: !live) }
+        return hidingInputsInGaps(workers.map { $0.channel.picture(at: time, wait: !live) }, at: time)
     }
 
     /// `time`: the task-clock time of the frame being made (the timeline's absences start there).
@@ -224,13 +229,8 @@ final class OutputClock {
 
     private func mixAudioFrame(count: Int) throws {
         let end = audioPosition + Int64(count)
-        var sources: [(buffer: InputAudioBuffer, gain: Float)] = []
-        sources.reserveCapacity(workers.count)
-        for (index, worker) in workers.enumerated() {
-            if !live { worker.channel.waitForAudio(until: audioOrigin + end) }
-            sources.append((worker.channel.audio, task.audioMix.gains[index]))
-        }
-        mixer.mix(sources: sources, count: count, at: audioOrigin + audioPosition, into: mixPlanes)
+        if !live { for worker in workers { worker.channel.waitForAudio(until: audioOrigin + end) } }
+        mixWithGaps(count: count, at: audioOrigin + audioPosition, into: mixPlanes)
         measureAudioLevels(count: count)
         try outputs.writeAudio(mixPlanes, count: count, position: audioPosition)
         audioPosition = end

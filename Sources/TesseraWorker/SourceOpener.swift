@@ -41,6 +41,14 @@ enum SourceOpener {
         case .rtpAllocate:
             throw TaskError.input(id: input.id, url: input.displayURL,
                                   reason: "allocated RTP ports are only available in `tessera serve`")
+        case .sequence(let files):
+            do {
+                return try SequenceInput(files: files) { path in
+                    try MediaSource(url: path, protocols: "file", interrupt: interrupt, decoderThreads: decoderThreads)
+                }
+            } catch {
+                throw TaskError.input(id: input.id, url: input.displayURL, reason: "\(error)")
+            }
         default:
             return try open(input, interrupt: interrupt, decoderThreads: decoderThreads)
         }

@@ -37,6 +37,17 @@ public struct DecodedPicture {
         displaySize = orientation.displayedSize(of: MediaReader.displaySize(of: frame))
     }
 
+    /// The same picture `microseconds` later on its input's timeline (a `sequence` input's file,
+    /// placed at its own start).
+    public func delayed(by microseconds: Int64) -> DecodedPicture {
+        DecodedPicture(self, ptsMicroseconds: ptsMicroseconds + microseconds)
+    }
+
+    private init(_ other: DecodedPicture, ptsMicroseconds: Int64) {
+        pixels = other.pixels; orientation = other.orientation; self.ptsMicroseconds = ptsMicroseconds
+        durationMicroseconds = other.durationMicroseconds; durationIsKnown = other.durationIsKnown; displaySize = other.displaySize
+    }
+
     /// The picture upright at `size`, converted to the output's colours.
     public func scaled(to size: PixelSize) throws -> YUVImage {
         switch pixels {
