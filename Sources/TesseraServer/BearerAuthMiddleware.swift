@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import TesseraService
 
-/// With a token configured, every route but the open ones (`/healthz`) needs
+/// With a token configured, every route but the open ones (`/healthz`, `/readyz`, the HLS
+/// origin's `/v1/tasks/{taskId}/hls/{viewerKey}/{fileName}`, whose key admits viewers) needs
 /// `Authorization: Bearer <token>`; anything else is 401 `Unauthorized`, unknown paths included,
 /// so a caller without the token learns nothing about the API. Runs before any body is read.
 struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {

@@ -24,6 +24,7 @@ public struct TesseraRouter {
         let all = tasks.routes + TaskDocumentController(service: service, checker: checker).routes
             + DocumentCheckController(checker: checker, maxBodyBytes: configuration.maxBodyBytes).routes
             + ClusterController(service: service, nodeId: support.nodeId).routes + operations.routes
+            + HLSOriginController<TesseraRequestContext>(service: service, metrics: metrics).routes
         let table = RouteTable(all.map(\.signature))
 
         let router = Router(context: TesseraRequestContext.self)

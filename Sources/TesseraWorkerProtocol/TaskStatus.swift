@@ -138,6 +138,9 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     public var rtp: RTPOutputStatus?
     /// `s3://` outputs: each file (or HLS playlist) and how its upload goes, oldest first.
     public var uploads: [ObjectUploadStatus]?
+    /// HLS outputs written here: the playlist's path on the task's origin,
+    /// `/v1/tasks/{taskId}/hls/{viewerKey}/room.m3u8`, which viewers fetch without the API token.
+    public var playbackPath: String?
 
     public init(url: String, state: State, bytes: Int64 = 0, reconnects: Int64 = 0, lastError: String? = nil) {
         self.url = url; self.state = state; self.bytes = bytes; self.reconnects = reconnects; self.lastError = lastError

@@ -32,9 +32,10 @@ import TesseraServer
     ]
 
     @Test func theRouterListsTheRoutesOfSpec3() {
-        #expect(Self.routes.count == 15)
-        // The orchestrator's probes need no token.
-        #expect(Self.routes.filter(\.open).map(\.path) == ["/healthz", "/readyz"])
+        #expect(Self.routes.count == 18)
+        // The orchestrator's probes need no token, nor do the HLS origin's viewers (their key admits them).
+        #expect(Self.routes.filter(\.open).map(\.path) == ["/healthz", "/readyz", "/v1/tasks/room-1/hls/{viewerKey}/{fileName}",
+                                                             "/v1/tasks/room-1/hls/{viewerKey}/{fileName}"])
     }
 
     @Test(arguments: routes.filter { !$0.open }.map { "\($0.method.rawValue) \($0.path)" })

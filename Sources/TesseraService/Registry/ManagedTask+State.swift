@@ -38,6 +38,10 @@ extension ManagedTask {
         var rtpReadyWaiters: [@Sendable () -> Void] = []
         /// The first run only: see `History.foreignRecordings`.
         var foreignRecordings: Set<String>
+        /// The HLS outputs the origin serves and the latest thumbnails' paths, as the running
+        /// worker writes them (`noteOriginRun`).
+        var hlsOutputs: [HLSOriginOutput] = []
+        var latestThumbnails: [String] = []
 
         init(document: JSONValue, storedDocument: JSONValue, plan: ResolvedTask, history: History, maxRestarts: Int,
              hangWatch: HangWatch) {
@@ -104,6 +108,7 @@ extension ManagedTask {
             status.cpuSecondsPerOutputMinute = TaskCost.perOutputMinute(cpuSeconds: status.cpuSeconds, frames: status.frames,
                                                                         fps: plan.video?.fps, uptimeSeconds: status.uptimeSeconds)
             for index in status.inputs.indices { status.inputs[index].rtp = rtp[status.inputs[index].id] }
+            HLSOriginOutput.showPlayback(hlsOutputs, in: &status.outputs, shape: shape, taskId: taskId)
             FinalStates.settle(&status)
             return status
         }

@@ -28,6 +28,8 @@ final class ManagedTask: Sendable {
     /// Two threads may publish at once: taking the status and queueing its events under one lock
     /// keeps an older status from being diffed after a newer one.
     let publishing: Mutex<TaskEventLog>
+    /// The LL-HLS parts the worker has published, and the origin's requests waiting for one.
+    let hlsProgress = HLSProgressBoard()
 
     /// What a task brings from its earlier runs (on this node before a restart, or on another).
     struct History: Sendable {
@@ -78,6 +80,7 @@ final class ManagedTask: Sendable {
         state.withLock { state in
             state.worker = worker
             state.hangWatch.heard(at: MonotonicClock.seconds)
+            state.noteOriginRun(runPlan, document: state.document)
             state.fitToDocument()
         }
         worker.send(.start(WorkerStart(plan: runPlan, outputGiveUpSeconds: configuration.outputGiveUpSeconds,
@@ -142,6 +145,7 @@ final class ManagedTask: Sendable {
             state.plan = resolved
             state.rtp = allocated
             let runPlan = state.files.apply(resolved, foreign: foreign)
+            state.noteOriginRun(runPlan, document: updated)
             // Answer with the new participants and outputs at once; the worker's next report follows.
             state.shape = TaskShape(resolved)
             state.fitToDocument()
@@ -174,6 +178,12 @@ final class ManagedTask: Sendable {
     private func received(_ event: WorkerEvent) {
         var snapshotReply: (@Sendable (Result<Data, ServiceError>) -> Void)?
         var reply: Result<Data, ServiceError>?
+        if event.type == .hls, let part = event.hls {
+            // Not a change of status: the origin's held requests only (several a second).
+            state.withLock { $0.hangWatch.heard(at: MonotonicClock.seconds) }
+            hlsProgress.publish(playlist: part.playlist, position: HLSPartPosition(msn: part.msn, part: part.part))
+            return
+        }
         let rtpReady: [@Sendable () -> Void] = state.withLock { state in
             state.hangWatch.heard(at: MonotonicClock.seconds)
             switch event.type {
@@ -196,6 +206,8 @@ final class ManagedTask: Sendable {
                         reply = .failure(.invalidState(event.error ?? "no snapshot"))
                     }
                 }
+            case .hls:
+                break
             }
             return state.takeRTPReadyWaiters()
         }
@@ -217,6 +229,8 @@ final class ManagedTask: Sendable {
             }
             return (action, state.supervision.isFinal ? state.takeEndWaiters() : [])
         }
+        // Held playlist requests are answered with what the worker left on disk.
+        hlsProgress.wakeAll()
         // Before the waiters: a DELETE answers only after the final event is queued.
         publishStatus()
         waiters.forEach { $0() }

@@ -30,7 +30,12 @@ extension TaskRegistry {
         case .refuseStale(let got, let last): throw ServiceError.staleSequence(got: got, last: last)
         }
         var merged = checked.document
-        let stored = checked.storedDocument, sequence = checked.sequence
+        var stored = checked.storedDocument
+        let sequence = checked.sequence
+        // HLS outputs keep their viewer keys (an update that restates an output without its key
+        // too); the ones it adds get new keys, the same in both documents.
+        HLSViewerKeys.assign(&stored, plan: after, previous: HLSViewerKeys.keys(in: task.document))
+        HLSViewerKeys.assign(&merged, plan: after, previous: HLSViewerKeys.keys(in: .object(stored)))
         // A recording the update adds has one writer too (the task already holds its others):
         // asked now, held just before the update is stored.
         let held = Set(OutputClaimKeys.keys(of: before).map(\.key))

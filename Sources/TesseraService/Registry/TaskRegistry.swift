@@ -78,7 +78,8 @@ public actor TaskRegistry {
         }
         if resolved.mode == .relay { try await checkRelayCodecs(resolved) }
         try await BucketCheck.check(resolved, storage: configuration.storage, kind: .invalidTask)
-        return PreparedTask(taskId: resolved.taskId, document: document, plan: resolved)
+        // Each HLS output gets its viewer key now, in the document: restarts and other nodes keep it.
+        return PreparedTask(taskId: resolved.taskId, document: HLSViewerKeys.assigning(document, plan: resolved), plan: resolved)
     }
 
     /// Whether this node can take one more task.

@@ -43,6 +43,9 @@ public protocol TaskService: Sendable {
     func readiness() async -> Readiness
     /// The cluster's nodes as the task store sees them (`GET /v1/nodes`). `StoreUnavailable` 503.
     func nodes() async throws -> [NodeInfo]
+    /// Where the HLS origin (`/v1/tasks/{taskId}/hls/…`) finds the task's files: on this node,
+    /// or the node to redirect to. `TaskNotFound` 404.
+    func hlsOrigin(_ taskId: String) async throws -> HLSOriginRoute
 }
 
 extension TaskService {
@@ -51,6 +54,8 @@ extension TaskService {
     public func listing() async -> TaskListing { TaskListing(tasks: await list()) }
     public func readiness() async -> Readiness { await isReady() ? .ready : Readiness(ready: false, status: "not ready") }
     public func nodes() async throws -> [NodeInfo] { [] }
+    /// A service that runs no tasks serves no HLS.
+    public func hlsOrigin(_ taskId: String) async throws -> HLSOriginRoute { throw ServiceError.taskNotFound(taskId) }
     /// A service without a task store keeps no documents.
     public func document(_ taskId: String) async throws -> AcceptedDocument { throw ServiceError.taskNotFound(taskId) }
 }
