@@ -17,6 +17,8 @@ import m3u8
 import pytest
 
 from helpers import TESSERA_BIN, ffprobe, run_tessera
+from livetools import log_tail, wait_until
+from test_s3_output import moto, recording, servers, start_server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.live
 
@@ -152,3 +154,37 @@ def test_ladder_cuts_parts_on_the_same_frames(tmp_path):
             assert pieces and (folder / seg.uri).read_bytes() == b"".join(p.read_bytes() for p in pieces), seg.uri
     assert parts["room_r0"] == parts["room_r1"] and len(parts["room_r0"]) >= 10, parts
     assert played_seconds(folder / "room_r0.m3u8") == pytest.approx(SECONDS, abs=0.3)
+
+
+def test_s3_takes_segments_and_a_playlist_without_parts(tmp_path, media, monkeypatch, moto, clips, servers):
+    """s3:// LL-HLS: the store gets the init, the whole segments and a classic playlist naming them
+    (parts stay in the spool: a bucket cannot answer blocking reloads), ENDLIST at the end."""
+    srv = start_server(servers, tmp_path, media, monkeypatch, moto.url)
+    api, s3 = srv.client, moto.client()
+    doc = recording("llhls-s3", clips.red, [{"url": "s3://rec/ll/show.m3u8",
+                                             "hls": {"segmentSeconds": 1, "lowLatency": {"partSeconds": 0.5}}}])
+    doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600)
+    doc["layout"]["regions"][0].update(width=320, height=240)
+    api.create(doc)
+
+    def playlist():
+        try:
+            return s3.get_object(Bucket="rec", Key="ll/show.m3u8")["Body"].read().decode()
+        except s3.exceptions.NoSuchKey:
+            return ""
+
+    assert wait_until(lambda: playlist().count("#EXTINF") >= 3, 20), f"{playlist()!r}\n{log_tail(srv.log)}"
+    live = playlist()
+    assert "#EXT-X-PART" not in live and "PRELOAD-HINT" not in live and "#EXT-X-ENDLIST" not in live, live
+    keys = {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ll/")["Contents"]}
+    listed = [line for line in live.splitlines() if line and not line.startswith("#")]
+    assert listed and all(f"ll/{name}" in keys for name in listed) and "ll/show_init.mp4" in keys, (listed, keys)
+    assert api.delete("/v1/tasks/llhls-s3").status == 200
+    assert wait_until(lambda: "#EXT-X-ENDLIST" in playlist(), 15), playlist()
+    local = tmp_path / "ll"
+    local.mkdir()
+    for key in {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ll/")["Contents"]}:
+        s3.download_file("rec", key, str(local / key.split("/")[-1]))
+    vod = m3u8.loads((local / "show.m3u8").read_text())
+    total = sum(s.duration for s in vod.segments)
+    assert total >= 3 and played_seconds(local / "show.m3u8") == pytest.approx(total, abs=0.3)
