@@ -100,9 +100,12 @@ final class LLHLSVariantWriter {
         let pointer = packet.pointer.pointee
         let time = pointer.pts != FFmpeg.noPTS ? pointer.pts : pointer.dts
         let pts = rescale(time, from: videoTimeBase, to: microsecondsTimeBase)
+        let started = segmenter.hasStarted
         switch segmenter.frame(at: pts, keyframe: pointer.flags & AV_PKT_FLAG_KEY != 0) {
         case .drop: return
-        case .append: break
+        case .append:
+            // The wall clock of pts 0 is fixed as the first frame arrives, not when its part is done.
+            if !started { _ = board.programDateTime(pts: pts) }
         case .cut(let closed): try publish(closed, bytes: try writer.flushFragment())
         }
         try writer.write(packet, streamIndex: 0)
