@@ -203,7 +203,6 @@ enum Samples {
         hlsOutput.paused = false
         hlsOutput.hls = HLSSpec(segmentSeconds: 2, playlist: "live", windowSegments: 6, segmentFormat: "fmp4")
         hlsOutput.thumbnails = ThumbnailSpec(intervalSeconds: 2, width: 320)
-        hlsOutput.thumbnails = ThumbnailSpec(intervalSeconds: 2, width: 320)
         var lowRendition = OutputSpec(url: "rtmp://cdn/live/low")
         lowRendition.rendition = 1
         var room = RTPOutputSpec()
