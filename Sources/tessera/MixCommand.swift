@@ -17,6 +17,9 @@ struct MixCommand: ParsableCommand {
     @Option(help: "Directory relative input and image paths resolve against [working directory].") var mediaRoot: String?
     @Option(name: .customLong("output-dir"), help: "Directory relative output paths resolve against [working directory].")
     var outputDirectory: String?
+    @Option(help: ArgumentHelp("A layout object (JSON, as under a task's `layout`) replacing the document's layout and its updates' layouts.",
+                               discussion: "Re-mixes a show's timeline ({taskId}.timeline.json) with another layout; audio and SEI updates still apply."))
+    var layout: String?
     @Flag(help: "Show FFmpeg's own log lines.") var verbose = false
 
     func run() throws {
@@ -24,14 +27,15 @@ struct MixCommand: ParsableCommand {
         LoggingSetup.tool()
         FFmpeg.configureLogging(verbose: verbose)
         let data: Data
-        do { data = try TaskLoading.read(task, outputOverride: output) } catch {
+        do { data = try TaskLoading.read(task, outputOverride: output, layoutOverride: layout) } catch {
             StandardError.line("error: \(error)")
             throw ExitCode(1)
         }
         let resolved: ResolvedTask
-        switch TaskLoading.validate(data, options: TaskLoading.options(mediaRoot: mediaRoot, outputDirectory: outputDirectory)) {
+        switch TaskLoading.validate(data, options: TaskLoading.options(mediaRoot: mediaRoot, outputDirectory: outputDirectory),
+                                    layoutOverridden: layout != nil) {
         case .failure(let failure):
-            for issue in failure.issues { StandardError.line("error: \(issue.path): \(issue.message)") }
+            for issue in failure.issues { StandardError.line("error: \(issue.description)") }
             throw ExitCode(1)
         case .success(let task):
             resolved = task

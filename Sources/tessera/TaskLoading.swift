@@ -11,10 +11,20 @@ enum TaskLoading {
                                  defaultPace: .asap, offline: true, confinePaths: false)
     }
 
-    /// The task's JSON, with `--output` replacing its outputs when given.
-    static func read(_ path: String, outputOverride: String? = nil) throws -> Data {
-        guard let data = FileManager.default.contents(atPath: path) else {
+    /// The task's JSON, with `--layout` replacing its layout and its updates' layouts
+    /// (`LayoutOverride`) and `--output` replacing its outputs, when given.
+    static func read(_ path: String, outputOverride: String? = nil, layoutOverride: String? = nil) throws -> Data {
+        guard var data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure("cannot read task file \(path)")
+        }
+        if let layoutOverride {
+            guard let layout = FileManager.default.contents(atPath: layoutOverride) else {
+                throw CommandFailure("--layout: cannot read layout file \(layoutOverride)")
+            }
+            switch LayoutOverride.apply(layout: layout, to: data) {
+            case .success(let merged): data = merged
+            case .failure(let failure): throw CommandFailure(failure.description)
+            }
         }
         guard let outputOverride else { return data }
         // Replace the outputs at the JSON level so the rest of the document is validated as written.
@@ -23,8 +33,11 @@ enum TaskLoading {
         return try JSONSerialization.data(withJSONObject: object)
     }
 
-    static func validate(_ data: Data, options: ValidationOptions) -> Result<ResolvedTask, ValidationFailure> {
-        TaskValidator.validate(json: data, options: options)
+    /// With `layoutOverridden`, issues in the layout name the `--layout` file.
+    static func validate(_ data: Data, options: ValidationOptions, layoutOverridden: Bool = false) -> Result<ResolvedTask, ValidationFailure> {
+        TaskValidator.validate(json: data, options: options).mapError { failure in
+            layoutOverridden ? ValidationFailure(issues: LayoutOverride.rename(failure.issues)) : failure
+        }
     }
 
     /// What in a valid document only `tessera serve` can run, one `serve only: field.path: why`
