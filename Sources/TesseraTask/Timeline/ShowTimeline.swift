@@ -55,8 +55,17 @@ public struct ShowTimeline: Sendable, Equatable {
 
     // MARK: Events
 
+    /// The composite's first frame is at `microseconds`: before it nothing was shown, so no input
+    /// was absent from it; an input still absent then is absent from there on.
     public mutating func compositeStarted(at microseconds: Int64) {
-        if compositeStartMicroseconds == nil { compositeStartMicroseconds = microseconds }
+        guard compositeStartMicroseconds == nil else { return }
+        compositeStartMicroseconds = microseconds
+        for id in inputOrder {
+            guard var record = inputs[id] else { continue }
+            record.absences.removeAll { $0.toMicroseconds <= microseconds }
+            if let since = record.absentSince, since < microseconds { record.absentSince = microseconds }
+            inputs[id] = record
+        }
     }
 
     /// A file opened (no end) or finished (its end). Returns whether the timeline changed.
