@@ -14,7 +14,7 @@ enum TaskLoading {
     /// The task's JSON, with `--layout` replacing its layout and its updates' layouts
     /// (`LayoutOverride`) and `--output` replacing its outputs, when given.
     static func read(_ path: String, outputOverride: String? = nil, layoutOverride: String? = nil) throws -> Data {
-        guard var data = FileManager.default.contents(atPath: path) else {
+        guard var data = FileManager.default.contents(atPath: path).map({ TimelinePaths.resolved($0, documentPath: path) }) else {
             throw CommandFailure("cannot read task file \(path)")
         }
         if let layoutOverride {
