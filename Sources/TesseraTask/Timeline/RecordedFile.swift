@@ -6,7 +6,9 @@
 // timeline keys files by `url`: a later report for the same `url` replaces the earlier one. Times
 // are on the task clock (the output timeline in µs: the `pts` `InputWorker.place` gives the decoded
 // picture the composite shows), so `offsetMicroseconds` is the task time of the file's first
-// packet, which the file itself stamps as its start time.
+// packet, which the file itself stamps as its start time. In the worker every report goes through
+// `MixControl`'s file sink: `MixPipeline` hands it to `ShowTimelineRecorder.recorded` first (the
+// manifest), then to the sink `WorkerMain` gave (`RecordedFileUploads`: `s3://` files are uploaded).
 
 /// A per-participant recording file and where it sits on the task clock.
 public struct RecordedFile: Codable, Sendable, Equatable {
