@@ -113,9 +113,14 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         let playlistPath = output.path(of: playlistName)
         guard let text = await Self.read(playlistPath) else { return refused("file", context: context) }
         let summary = HLSPlaylistSummary(text: String(decoding: text, as: UTF8.self))
-        guard summary.preloadHint == file.name, !summary.ended else { return refused("file", context: context) }
         let awaited: HLSBlockingRequest.Awaited = position.part.map { .part(HLSPartPosition(msn: position.msn, part: $0)) }
             ?? .segment(position.msn)
+        // Written since the first look (the playlist now lists it, its hint names the next part).
+        if awaited.isListed(in: summary) || task.newestPart(playlistPath: playlistPath).map(awaited.isReached(by:)) == true {
+            guard let bytes = await Self.read(output.path(of: file.name)) else { return refused("file", context: context) }
+            return HLSOriginResponses.file(bytes, file, cacheControl: HLSOriginFile.cacheControl(file.kind))
+        }
+        guard summary.preloadHint == file.name, !summary.ended else { return refused("file", context: context) }
         let started = MonotonicClock.nanoseconds
         let reached = await task.wait(playlistPath: playlistPath, for: awaited,
                                       timeoutSeconds: HLSBlockingRequest.timeoutSeconds(summary))

@@ -40,6 +40,9 @@ public struct HLSBlockingRequest: Sendable, Equatable {
         /// A whole segment: it is listed once the next segment's first part is.
         case segment(Int)
 
+        /// Whether the playlist on disk lists it already.
+        public func isListed(in playlist: HLSPlaylistSummary) -> Bool { HLSBlockingRequest.holds(self, playlist) }
+
         /// Whether the newest part published reaches it.
         public func isReached(by published: HLSPartPosition) -> Bool {
             switch self {
