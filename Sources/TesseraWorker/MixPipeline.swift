@@ -41,12 +41,15 @@ public final class MixPipeline: Sendable {
     private let outputStallSeconds: Double
     /// Held while the upload spool is full (`s3://` outputs skip packets).
     private let outputHold: OutputHold?
+    /// Told after each LL-HLS part is published.
+    private let hlsParts: HLSPartPublished?
 
     /// `rtpBindAddress`: `--rtp-bind-address`, for RTP inputs' sockets (nil: none). `media`: where
     /// inputs come from and outputs go (FFmpeg unless a test hands in its own).
     public init(task: ResolvedTask, outputGiveUpSeconds: Double, outputStallSeconds: Double = 10, rtpBindAddress: String? = nil,
-                outputHold: OutputHold? = nil, media: MixMedia? = nil,
+                outputHold: OutputHold? = nil, media: MixMedia? = nil, hlsParts: HLSPartPublished? = nil,
                 recordedFiles: (@Sendable (RecordedFile) -> Void)? = nil) {
+        self.hlsParts = hlsParts
         self.task = task
         self.outputGiveUpSeconds = outputGiveUpSeconds
         self.outputStallSeconds = outputStallSeconds
@@ -134,7 +137,7 @@ public final class MixPipeline: Sendable {
 
         let outputs = try media.openOutputs(task, MixOutputContext(
             interrupt: control.interrupt, giveUpSeconds: outputGiveUpSeconds, stallSeconds: outputStallSeconds,
-            retirement: retirement, stateChanged: control.statusChanged, hold: outputHold))
+            retirement: retirement, stateChanged: control.statusChanged, hold: outputHold, hlsParts: hlsParts))
         let factory = InputWorkerFactory(task: task, layout: layoutState, clock: clock, stateChanged: control.statusChanged,
                                          openInput: media.openInput, recordings: control.perInput)
         let initialWorkers = task.inputs.enumerated().map { index, input in

@@ -31,7 +31,13 @@ public enum WorkerMain {
                                                                                     outputStallSeconds: start.outputStallSeconds)
             : MixPipeline(task: task, outputGiveUpSeconds: start.outputGiveUpSeconds, outputStallSeconds: start.outputStallSeconds,
                           rtpBindAddress: start.rtpBindAddress,
-                          outputHold: hold, recordedFiles: { recordedFiles.recorded($0) })
+                          outputHold: hold,
+                          // Each LL-HLS part once listed: `serve` answers the blocking playlist
+                          // requests waiting for it (a few a second per playlist, each sent).
+                          hlsParts: { playlist, msn, part in
+                              events.send(WorkerEvent(type: .hls, hls: HLSPartEvent(playlist: playlist, msn: msn, part: part)))
+                          },
+                          recordedFiles: { recordedFiles.recorded($0) })
         if let mix = pipeline as? MixPipeline {
             // For measuring what a viewer sees against when each frame left (bench/latency.py):
             // the machine's CLOCK_MONOTONIC, which every process reads alike.
