@@ -247,6 +247,14 @@ enum Samples {
             outputs: [OutputSpec(url: "out.mp4"), OutputSpec(url: "rtp://127.0.0.1:5004", rtp: room),
                       hlsOutput, lowRendition])
         full.sei = SEISpec(volume: VolumeSEISpec(intervalMs: 1000, uuid: "0d6e1a9f3c2b4d8e8f7a6b5c4d3e2f10"), appData: "room")
-        return [full, TaskDocument(inputs: [InputSpec(id: "a", url: "a.mp4")], outputs: [OutputSpec(url: "o.mp4")])]
+        // A show's timeline (issue 32): a sequence input with gaps, scheduled updates, notes.
+        var guest = InputSpec(id: "guest")
+        guest.sequence = [SequenceFileSpec(url: "guest.mkv", startAtMs: 3000)]
+        guest.gaps = [GapSpec(fromMs: 5000, toMs: 9000)]
+        var timeline = TaskDocument(inputs: [guest], outputs: [OutputSpec(url: "remix.mp4")])
+        timeline.updates = [ScheduledUpdateSpec(atMs: 5000, layout: LayoutSpec(template: "grid"), audio: AudioSpec(volumes: ["guest": 1]),
+                                                sei: SEISpec(appData: "x"))]
+        timeline.timeline = .object(["startedAt": .string("2026-11-28T07:00:00Z")])
+        return [full, TaskDocument(inputs: [InputSpec(id: "a", url: "a.mp4")], outputs: [OutputSpec(url: "o.mp4")]), timeline]
     }
 }
