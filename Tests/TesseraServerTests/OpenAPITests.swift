@@ -203,6 +203,10 @@ enum Samples {
         hlsOutput.paused = false
         hlsOutput.hls = HLSSpec(segmentSeconds: 2, playlist: "live", windowSegments: 6, segmentFormat: "fmp4")
         hlsOutput.thumbnails = ThumbnailSpec(intervalSeconds: 2, width: 320)
+        // Low-Latency HLS with a rewind window and its own viewer key (issue 33).
+        var lowLatencyOutput = OutputSpec(url: "show/ll.m3u8")
+        lowLatencyOutput.hls = HLSSpec(segmentSeconds: 2, lowLatency: HLSLowLatencySpec(partSeconds: 0.333), dvrSeconds: 60,
+                                       viewerKey: "viewer-key-0123456789")
         var lowRendition = OutputSpec(url: "rtmp://cdn/live/low")
         lowRendition.rendition = 1
         var room = RTPOutputSpec()
@@ -245,7 +249,7 @@ enum Samples {
                                fill: "present", audioOnlySlots: true, main: "sfu"),
             audio: AudioSpec(inputs: ["cam"], volumes: ["cam": 100]),
             outputs: [OutputSpec(url: "out.mp4"), OutputSpec(url: "rtp://127.0.0.1:5004", rtp: room),
-                      hlsOutput, lowRendition])
+                      hlsOutput, lowLatencyOutput, lowRendition])
         full.sei = SEISpec(volume: VolumeSEISpec(intervalMs: 1000, uuid: "0d6e1a9f3c2b4d8e8f7a6b5c4d3e2f10"), appData: "room")
         // A show's timeline (issue 32): a sequence input with gaps, scheduled updates, notes.
         var guest = InputSpec(id: "guest")

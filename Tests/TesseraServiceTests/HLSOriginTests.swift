@@ -236,12 +236,14 @@ import TesseraTask
         board.publish(playlist: "/out/room.m3u8", position: HLSPartPosition(msn: 12, part: 1))
         #expect(await board.wait(playlist: "/out/./room.m3u8", for: .part(HLSPartPosition(msn: 12, part: 1)), timeoutSeconds: 5))
         let started = MonotonicClock.seconds
-        async let reached = board.wait(playlist: "/out/room.m3u8", for: .part(HLSPartPosition(msn: 12, part: 2)), timeoutSeconds: 5)
+        // A long time-out: the wait must end by the publish, not by the clock (a loaded CI machine
+        // may take a second or two to schedule the tasks).
+        async let reached = board.wait(playlist: "/out/room.m3u8", for: .part(HLSPartPosition(msn: 12, part: 2)), timeoutSeconds: 60)
         try? await Task.sleep(for: .milliseconds(50))
         board.publish(playlist: "/out/other.m3u8", position: HLSPartPosition(msn: 99, part: 0))
         board.publish(playlist: "/out/room.m3u8", position: HLSPartPosition(msn: 12, part: 2))
         #expect(await reached)
-        #expect(MonotonicClock.seconds - started < 2)
+        #expect(MonotonicClock.seconds - started < 30)
     }
 
     @Test func aHeldRequestTimesOutOrIsAnsweredWhenTheWorkerExits() async {
