@@ -103,6 +103,10 @@ extension ValidationContext {
         switch kind {
         case .file(_, .y4m):
             issues.add(path, "a .y4m output holds raw frames for inspection and cannot be paused")
+        case .hls(let hls) where paused && hls.partSeconds != nil:
+            // A part spanning the pause would break PART-TARGET, and players holding blocking
+            // reloads would wait out the pause: refused rather than ignored.
+            issues.add(path, "a Low-Latency HLS output cannot be paused; remove it and add it again, or pause a recording beside it")
         case .file, .hls, .perInput:
             if options.offline { issues.add(path, "an offline mix cannot resume an output; leave paused out") }
         case .rtmp, .srt, .rtp:

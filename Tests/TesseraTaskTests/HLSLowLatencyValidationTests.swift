@@ -25,6 +25,19 @@ import TesseraTask
             == ["outputs[0].hls.lowLatency"])
     }
 
+    /// Live, where a `PATCH` could resume it: a paused LL-HLS output is refused by name, not ignored.
+    @Test func aLowLatencyOutputCannotBePaused() {
+        var options = TaskFixtures.options()
+        options.offline = false
+        func paths(_ output: String) -> [String] {
+            let document = #"{"taskId": "show", "pace": "realtime", "inputs": [{"id": "a", "url": "anchor.mp4"}], "encoder": {"video": {"width": 640, "height": 360, "gopSeconds": 1}}, "outputs": [\#(output)]}"#
+            return TaskFixtures.issues(TaskFixtures.validate(document, options: options)).map(\.path)
+        }
+        #expect(paths(#"{"url": "a.m3u8", "paused": true, "hls": {"lowLatency": {"partSeconds": 0.333}}}"#) == ["outputs[0].paused"])
+        #expect(paths(#"{"url": "a.m3u8", "paused": false, "hls": {"lowLatency": {"partSeconds": 0.333}}}"#) == [])
+        #expect(paths(#"{"url": "a.m3u8", "paused": true}"#) == [])
+    }
+
     @Test func dvrWindow() throws {
         let settings = try Self.settings(#"{"url": "a.m3u8", "hls": {"dvrSeconds": 60, "segmentSeconds": 4}}"#)
         #expect(settings?.playlistType == .live && settings?.dvrSeconds == 60 && settings?.windowSegmentCount == 15)
