@@ -37,7 +37,7 @@ final class OutputClock {
     /// The task clock's audio sample that output sample 0 is (live, the output starts on the
     /// inputs' first pictures, a moment after the clock's zero; offline 0).
     private var audioOrigin: Int64 = 0
-    private static let logger = Logger(label: "tessera.output")
+    static let logger = Logger(label: "tessera.output")
     private var meter = RateMeter()
     /// Task-clock time (µs) since when no input has been live (for `idleTimeoutSeconds`).
     private var idleSince: Int64?
@@ -74,7 +74,7 @@ final class OutputClock {
     private var live: Bool { control.live }
     /// The layout in force, shared with the input threads (which scale to its sizes).
     var layoutState: LayoutState { inputs.layout }
-    private var clock: TaskClock { inputs.clock }
+    var clock: TaskClock { inputs.clock }
 
     func run(progress: (MixPipeline.Progress) -> Void) throws {
         control.updateStats { $0.running = true }
@@ -138,47 +138,6 @@ final class OutputClock {
         let videoEnd = frameIndex * Int64(task.audio.sampleRate) / Int64(video.fps)
         if videoEnd > audioPosition { try mixAudioFrame(count: Int(videoEnd - audioPosition)) }
         progress(.init(seconds: Double(frameIndex) / Double(video.fps), expectedSeconds: expectedSeconds, frames: frameIndex))
-    }
-
-    /// Live: waits until every input a region draws (every input, for a layout that follows the
-    /// room) has its first picture, at most `FirstPictureGate.boundMicroseconds` after the task
-    /// started, and returns the task clock's frame that output frame 0 shows: the first that
-    /// shows those pictures. A stop or a cancel ends the wait at once.
-    private func waitForFirstPictures(instants: OutputInstants) throws -> Int64 {
-        let gate = FirstPictureGate()
-        while true {
-            if control.isCancelled { throw TaskError.cancelled }
-            let now = clock.nowMicroseconds
-            let drawn = drawnInputs()
-            var awaited = Set<Int>(), pictures: [Int: Int64] = [:]
-            for (index, worker) in workers.enumerated() where drawn.contains(index) && worker.input.startAtMicroseconds <= 0 {
-                let first = worker.firstPicture
-                if let at = first.at { pictures[index] = at }
-                if first.mayCome || first.at != nil { awaited.insert(index) }
-            }
-            if control.isStopRequested { awaited = [] }
-            switch gate.decide(awaited: awaited, firstPictures: pictures, now: now, instants: instants) {
-            case .start(let frame):
-                let origin = instants.time(ofFrame: frame)
-                let monotonic = Double(clock.startNanoseconds) / 1_000_000_000 + Double(origin) / 1_000_000
-                let text = "tessera worker \(task.taskId): output frame 0 at CLOCK_MONOTONIC \(String(format: "%.6f", monotonic)) s, "
-                    + "\(origin / 1000) ms after the clock zero (first pictures of \(pictures.count) of \(awaited.count) drawn inputs)"
-                Self.logger.info("\(text)")
-                return frame
-            case .wait:
-                clock.sleep(until: now + 5_000, unless: control.wake)
-            }
-        }
-    }
-
-    /// Inputs the current layout draws, by index (every input while a template follows the room:
-    /// its regions appear with their inputs' pictures).
-    private func drawnInputs() -> Set<Int> {
-        guard let layout = layoutState.layout else { return [] }
-        if follower.isFollowing { return Set(workers.indices) }
-        var drawn = Set<Int>()
-        for region in layout.regions { if case .input(let index) = region.content { drawn.insert(index) } }
-        return drawn
     }
 
     // MARK: Audio only

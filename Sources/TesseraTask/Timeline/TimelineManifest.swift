@@ -9,29 +9,11 @@ public struct TimelineManifest: Codable, Sendable, Equatable {
         public var id: String
         public var url: String?
         public var startAtMs: Int?
-        public var sequence: [SequencedFile]?
-        public var gaps: [Gap]?
+        /// The document's own `inputs[].sequence` and `inputs[].gaps` types, so the manifest
+        /// reads back as what it wrote; a gap is `[fromMs, toMs)`, the input absent from the composite.
+        public var sequence: [SequenceFileSpec]?
+        public var gaps: [GapSpec]?
         public var silenceTimeoutMs: Int?
-    }
-
-    public struct SequencedFile: Codable, Sendable, Equatable {
-        public var url: String
-        public var startAtMs: Int
-        public init(url: String, startAtMs: Int) { self.url = url; self.startAtMs = startAtMs }
-    }
-
-    /// `[fromMs, toMs)`: the input absent from the composite.
-    public struct Gap: Codable, Sendable, Equatable {
-        public var fromMs: Int
-        public var toMs: Int
-        public init(fromMs: Int, toMs: Int) { self.fromMs = fromMs; self.toMs = toMs }
-    }
-
-    public struct Update: Codable, Sendable, Equatable {
-        public var atMs: Int
-        public var layout: LayoutSpec?
-        public var audio: AudioSpec?
-        public var sei: SEISpec?
     }
 
     public struct Output: Codable, Sendable, Equatable {
@@ -59,7 +41,7 @@ public struct TimelineManifest: Codable, Sendable, Equatable {
         public var offsetMs: Int
         /// Absent while the file is being written.
         public var endMs: Int?
-        public var gaps: [Gap]?
+        public var gaps: [GapSpec]?
         public var video: RecordedStream?
         public var audio: RecordedStream?
         public var bytes: Int64?
@@ -72,7 +54,7 @@ public struct TimelineManifest: Codable, Sendable, Equatable {
     public var layout: LayoutSpec?
     public var audio: AudioSpec?
     public var sei: SEISpec?
-    public var updates: [Update]?
+    public var updates: [ScheduledUpdateSpec]?
     public var outputs: [Output]
     public var timeline: Info
 
@@ -120,7 +102,7 @@ extension ShowTimeline {
             }
         }
         let updates = self.updates.map {
-            TimelineManifest.Update(atMs: Self.floorMs($0.atMicroseconds), layout: $0.layout, audio: $0.audio, sei: $0.sei)
+            ScheduledUpdateSpec(atMs: Self.floorMs($0.atMicroseconds), layout: $0.layout, audio: $0.audio, sei: $0.sei)
         }
         let info = TimelineManifest.Info(version: 1, taskId: taskId, startedAt: Self.iso8601(startedAt),
                                          compositeStartMs: compositeStartMicroseconds.map(Self.nearestMs),
@@ -132,8 +114,8 @@ extension ShowTimeline {
 
     /// `absences` within `[from, to)`, in whole milliseconds (an update's and a gap's edge is the
     /// frame at or after it: rounding down keeps that frame), empty ones left out; nil if none.
-    static func gaps(_ absences: [InputGap], from: Int64, to: Int64) -> [TimelineManifest.Gap]? {
-        var out: [TimelineManifest.Gap] = []
+    static func gaps(_ absences: [InputGap], from: Int64, to: Int64) -> [GapSpec]? {
+        var out: [GapSpec] = []
         for absence in absences {
             let start = max(absence.fromMicroseconds, from), end = min(absence.toMicroseconds, to)
             let fromMs = floorMs(start), toMs = floorMs(end)
