@@ -22,6 +22,23 @@ final class Packet {
     }
 
     func unref() { av_packet_unref(pointer) }
+
+    /// A copy (same data) as stream `streamIndex` of `context`: times rescaled from `source` to
+    /// that stream's time base, then moved `offsetMicroseconds` later (an output continuing an
+    /// earlier run's timeline). What the muxers write.
+    func copy(asStream streamIndex: Int, of context: UnsafeMutablePointer<AVFormatContext>, from source: AVRational,
+              offsetMicroseconds: Int64) -> Packet {
+        let copy = clone()
+        copy.pointer.pointee.stream_index = Int32(streamIndex)
+        let stream = context.pointee.streams[streamIndex]!
+        av_packet_rescale_ts(copy.pointer, source, stream.pointee.time_base)
+        if offsetMicroseconds != 0 {
+            let offset = rescale(offsetMicroseconds, from: microsecondsTimeBase, to: stream.pointee.time_base)
+            if copy.pointer.pointee.pts != FFmpeg.noPTS { copy.pointer.pointee.pts += offset }
+            if copy.pointer.pointee.dts != FFmpeg.noPTS { copy.pointer.pointee.dts += offset }
+        }
+        return copy
+    }
 }
 
 /// An owned `AVFrame`; freed with the object.

@@ -72,15 +72,8 @@ final class CMAFFragmentWriter {
 
     /// Queues a copy of `packet` as stream `streamIndex` for the fragment being built.
     func write(_ packet: Packet, streamIndex: Int) throws {
-        let copy = packet.clone()
-        copy.pointer.pointee.stream_index = Int32(streamIndex)
-        let stream = context.pointee.streams[streamIndex]!
-        av_packet_rescale_ts(copy.pointer, sourceTimeBases[streamIndex], stream.pointee.time_base)
-        if startOffsetMicroseconds != 0 {
-            let offset = rescale(startOffsetMicroseconds, from: microsecondsTimeBase, to: stream.pointee.time_base)
-            if copy.pointer.pointee.pts != FFmpeg.noPTS { copy.pointer.pointee.pts += offset }
-            if copy.pointer.pointee.dts != FFmpeg.noPTS { copy.pointer.pointee.dts += offset }
-        }
+        let copy = packet.copy(asStream: streamIndex, of: context, from: sourceTimeBases[streamIndex],
+                               offsetMicroseconds: startOffsetMicroseconds)
         try FFmpeg.check(av_write_frame(context, copy.pointer), "cannot write a CMAF sample")
     }
 

@@ -100,15 +100,8 @@ final class Muxer {
     /// `stallSeconds`: a network output gives up with `OutputStall` once its destination has taken
     /// no bytes for that long during the write (nil: no watch, as for files).
     func write(_ packet: Packet, streamIndex: Int, stallSeconds: Double? = nil) throws {
-        let copy = packet.clone()
-        copy.pointer.pointee.stream_index = Int32(streamIndex)
-        let stream = context.pointee.streams[streamIndex]!
-        av_packet_rescale_ts(copy.pointer, sourceTimeBases[streamIndex], stream.pointee.time_base)
-        if startOffsetMicroseconds != 0 {
-            let offset = rescale(startOffsetMicroseconds, from: microsecondsTimeBase, to: stream.pointee.time_base)
-            if copy.pointer.pointee.pts != FFmpeg.noPTS { copy.pointer.pointee.pts += offset }
-            if copy.pointer.pointee.dts != FFmpeg.noPTS { copy.pointer.pointee.dts += offset }
-        }
+        let copy = packet.copy(asStream: streamIndex, of: context, from: sourceTimeBases[streamIndex],
+                               offsetMicroseconds: startOffsetMicroseconds)
         attachment?.prepare(copy.pointer, streamIndex: streamIndex)
         try watched(stallSeconds) {
             try FFmpeg.check(av_interleaved_write_frame(context, copy.pointer), "cannot write")
