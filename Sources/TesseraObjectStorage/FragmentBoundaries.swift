@@ -6,9 +6,11 @@
 /// 0: to the end of the file, which the muxer never writes while fragmenting). A boundary is the
 /// start of a `moof` whose earlier boxes are all complete: everything before it is the header and
 /// whole fragments, so the parts up to there make a playable file. MPEG-TS cuts anywhere on its
-/// 188-byte packets.
+/// 188-byte packets. A live-written Matroska / WebM file (`live`: the muxer never seeks back) is
+/// final up to its last byte: any length is a boundary, parts need not end on a cluster since
+/// they are only ever read joined.
 public struct FragmentBoundaries: Sendable, Equatable {
-    public enum Layout: Sendable, Equatable { case fragmentedMP4, transportStream }
+    public enum Layout: Sendable, Equatable { case fragmentedMP4, transportStream, appendOnly }
 
     public let layout: Layout
     /// Start of the next top-level box not yet seen whole.
@@ -24,6 +26,9 @@ public struct FragmentBoundaries: Sendable, Equatable {
         switch layout {
         case .transportStream:
             latest = length - length % 188
+            scanned = latest
+        case .appendOnly:
+            latest = max(latest, length)
             scanned = latest
         case .fragmentedMP4:
             while scanned + 8 <= length {

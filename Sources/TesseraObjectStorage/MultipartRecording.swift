@@ -1,7 +1,7 @@
 import Foundation
 import TesseraTask
 
-/// One recording (fragmented MP4 or MPEG-TS) sent to the store while it is written: the muxer
+/// One recording (fragmented MP4, MPEG-TS, or live-written Matroska / WebM) sent to the store while it is written: the muxer
 /// appends to a spool file, and each `step` sends what `MultipartUploadMachine` says is due —
 /// the upload created once there are bytes, a part each time 5 MiB of whole fragments gathered,
 /// the rest and the completion once the recording is finished. The spool file is deleted once
@@ -17,17 +17,19 @@ final class MultipartRecording: ObjectUploader {
     private var machine: MultipartUploadMachine
     private var boundaries: FragmentBoundaries
     private var finished = false
-    /// Sent only once finished, in one part (a per-participant Matroska / WebM / MP4 file, whose
-    /// muxer rewrites its header at the end, so no byte is final before).
-    private let wholeFile: Bool
 
-    init(bucket: String, key: String, path: String, client: S3Client, transportStream: Bool,
-         contentType: String? = nil, wholeFile: Bool = false) {
+    convenience init(bucket: String, key: String, path: String, client: S3Client, transportStream: Bool) {
+        self.init(bucket: bucket, key: key, path: path, client: client,
+                  layout: transportStream ? .transportStream : .fragmentedMP4,
+                  contentType: transportStream ? "video/mp2t" : "video/mp4")
+    }
+
+    /// `layout` says where the growing spool file may be cut (`FragmentBoundaries`).
+    init(bucket: String, key: String, path: String, client: S3Client, layout: FragmentBoundaries.Layout, contentType: String) {
         self.bucket = bucket; self.key = key; self.path = path; self.client = client
-        self.contentType = contentType ?? (transportStream ? "video/mp2t" : "video/mp4")
-        self.wholeFile = wholeFile
+        self.contentType = contentType
         machine = MultipartUploadMachine(file: "s3://\(bucket)/\(key)")
-        boundaries = FragmentBoundaries(transportStream ? .transportStream : .fragmentedMP4)
+        boundaries = FragmentBoundaries(layout)
     }
 
     var status: ObjectUploadStatus { machine.status }
@@ -37,9 +39,8 @@ final class MultipartRecording: ObjectUploader {
     func giveUp(_ reason: String) { machine.giveUp(reason) }
 
     func step(nowSeconds now: Double) -> StepOutcome {
-        if wholeFile && !finished { return .idle }
         let length = SpoolFile.length(path) ?? 0
-        if !wholeFile { boundaries.advance(length: length) { offset in [UInt8](SpoolFile.read(path, offset: offset, count: 16) ?? Data()) } }
+        boundaries.advance(length: length) { offset in [UInt8](SpoolFile.read(path, offset: offset, count: 16) ?? Data()) }
         switch machine.next(nowSeconds: now, boundary: boundaries.latest, length: length, finished: finished) {
         case .done: return .idle
         case .idle: return .idle

@@ -12,11 +12,11 @@ struct LastObject: Sendable {
 
 /// Per-participant files (`s3://bucket/room42/{input}.webm`): they appear while the task runs, so
 /// the recorders' reports (`RecordedFile`, through the worker) tell the coordinator of each one. A
-/// file is spooled as it is written and sent once its recorder finished it, in one multipart
-/// upload: Matroska, WebM and MP4 muxers rewrite their header when they close, so no part of the
-/// file is final before. The manifest goes last (`uploadLast`).
+/// file is sent while it is written, in one multipart upload completed once its recorder finished
+/// it: for a spool file the recorder writes bytes that never change (Matroska / WebM live, cut
+/// anywhere; MP4 fragmented, cut at a `moof`). The manifest goes last (`uploadLast`).
 extension UploadCoordinator {
-    /// A per-participant file opened (its upload waits) or finished (it is sent). Files of no
+    /// A per-participant file opened (its upload starts) or finished (the rest is sent, completed). Files of no
     /// `s3://` per-participant output of the plan are not this coordinator's.
     public func perInputFile(_ file: RecordedFile) {
         state.withLock { state in
@@ -27,8 +27,10 @@ extension UploadCoordinator {
             guard !state.perInputFiles.contains(file.url),
                   let (output, location, key) = Self.match(file, in: state.perInputOutputs) else { return }
             state.perInputFiles.insert(file.url)
+            let contentType = Self.contentType(ofKey: key)
             let uploader = MultipartRecording(bucket: location.bucket, key: key, path: location.spoolDirectory + key, client: client,
-                                              transportStream: false, contentType: Self.contentType(ofKey: key), wholeFile: true)
+                                              layout: contentType == "video/mp4" ? .fragmentedMP4 : .appendOnly,
+                                              contentType: contentType)
             if let reason = state.refusedBuckets[location.bucket] { uploader.giveUp(reason) }
             var entry = Entry(outputURL: output.url, file: file.url, uploader: uploader)
             entry.perInput = true

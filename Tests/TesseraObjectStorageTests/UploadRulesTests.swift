@@ -61,6 +61,18 @@ import TesseraObjectStorage
         #expect(boundaries.latest == 1880)
     }
 
+    /// A live-written Matroska / WebM spool file is never rewritten: every byte written is final,
+    /// so a part is cut as soon as 5 MiB gathered, wherever the muxer is.
+    @Test func appendOnlyFilesCutAtTheirLength() {
+        let mib: Int64 = 1 << 20
+        var boundaries = FragmentBoundaries(.appendOnly)
+        boundaries.advance(length: 5 * mib + 7) { _ in [] }
+        #expect(boundaries.latest == 5 * mib + 7)
+        #expect(PartCutter.nextPart(uploaded: 0, boundary: boundaries.latest, length: 5 * mib + 7, finished: false) == 0..<(5 * mib + 7))
+        boundaries.advance(length: 3) { _ in [] }
+        #expect(boundaries.latest == 5 * mib + 7, "a boundary never moves back")
+    }
+
     @Test func partsAreAtLeastFiveMiBAndEndOnBoundaries() {
         let mib: Int64 = 1 << 20
         let cases: [(uploaded: Int64, boundary: Int64, length: Int64, finished: Bool, part: Range<Int64>?)] = [

@@ -1,5 +1,6 @@
 """Issue 32 on object storage: a per-participant output `s3://shows/room42/{input}.webm` spools each
-participant's file and uploads it (moto's S3 server, read back with boto3), the status lists it by
+participant's file and uploads it while it is written (a multipart upload open in moto while the
+show runs, completed at its end; moto's S3 server, read back with boto3), the status lists it by
 its s3 URL, and the show's manifest `room42/{taskId}.timeline.json` goes up last, once every file is
 complete: a valid task document whose inputs name the objects beside it, so the folder downloaded
 is mixed as it is."""
@@ -57,9 +58,15 @@ def test_per_participant_objects_then_the_manifest(tmp_path, media, monkeypatch,
     listed = wait_until(lambda: (api.status(TASK)["outputs"][0].get("files") or None), 20)
     assert listed == [f"s3://shows/{KEY}"], f"status files {listed}:\n{log_tail(srv.log)}"
     time.sleep(3)
-    # Nothing of the show is final while it runs: neither the file (its header is rewritten at
-    # its end) nor the manifest that names it.
+    # The file goes up while it is written: its multipart upload is open (created at its first
+    # bytes, completed at its end); neither it nor the manifest that names it is an object yet.
+    open_uploads = s3.list_multipart_uploads(Bucket="shows", Prefix="room42/").get("Uploads", [])
+    assert [u["Key"] for u in open_uploads] == [KEY], f"open uploads {open_uploads}\n{log_tail(srv.log)}"
+    assert not exists(s3, KEY), "the file is an object before its recording ended"
     assert not exists(s3, MANIFEST), "the manifest is in the store before the show ended"
+    # What the spool holds now is final: the finished object starts with these very bytes.
+    (spool,) = tmp_path.glob("serve-*/**/.tessera-spool/shows/room42/host.webm")
+    written = spool.read_bytes()
     assert api.delete(f"/v1/tasks/{TASK}").status == 200
     final = api.wait_state(TASK, {"stopped", "failed"}, 25)
     assert final["state"] == "stopped", final
@@ -69,6 +76,7 @@ def test_per_participant_objects_then_the_manifest(tmp_path, media, monkeypatch,
     uploads = final["outputs"][0].get("uploads") or []
     assert [u["file"] for u in uploads] == [f"s3://shows/{KEY}", f"s3://shows/{MANIFEST}"], uploads
     assert all(u["state"] == "uploaded" for u in uploads), uploads
+    assert not s3.list_multipart_uploads(Bucket="shows", Prefix="room42/").get("Uploads"), "an upload was left open"
     modified = {k: s3.head_object(Bucket="shows", Key=k)["LastModified"] for k in keys}
     assert modified[MANIFEST] >= modified[KEY], modified
 
@@ -76,11 +84,17 @@ def test_per_participant_objects_then_the_manifest(tmp_path, media, monkeypatch,
     folder.mkdir()
     for key in keys:
         s3.download_file("shows", key, str(tmp_path / key))
+    whole = (tmp_path / KEY).read_bytes()
+    assert len(written) > 1000 and whole[:len(written)] == written, (len(written), len(whole))
     info = ffprobe(tmp_path / KEY)
     codecs = sorted(s["codec_name"] for s in info["streams"])
     video = next(s for s in info["streams"] if s["codec_type"] == "video")
     assert codecs == ["opus", "vp8"] and (video["width"], video["height"]) == (320, 240), info["streams"]
     start = float(info["format"]["start_time"])
+    # Written live (no duration in its header): it plays to its last packet, the show's length.
+    packets = ffprobe(tmp_path / KEY, "-show_packets")["packets"]
+    end = max(float(p["pts_time"]) + float(p.get("duration_time") or 0) for p in packets)
+    assert end - start >= 2.5, (start, end, len(packets))
 
     manifest = json.loads((tmp_path / MANIFEST).read_text())
     (host_input,) = manifest["inputs"]
