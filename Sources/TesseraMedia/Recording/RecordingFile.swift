@@ -7,6 +7,10 @@ import Foundation
 /// Matroska and WebM stamp every block with its task-clock time, so the file's start time is its
 /// offset; MP4 is fragmented after its first fragment (`delay_moov`) with an edit list that says
 /// the same. A crash keeps every cluster or fragment already written.
+///
+/// A spool file (an `s3://` output, under `.tessera-spool/`) is uploaded while it grows, so its
+/// bytes must be final once written: Matroska / WebM live (no duration, cues or seek head written
+/// back at the end), MP4 with an empty `moov` and the offset in each fragment's `tfdt`.
 final class RecordingFile {
     let path: String
     private let context: UnsafeMutablePointer<AVFormatContext>
@@ -61,7 +65,8 @@ final class RecordingFile {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
         try FFmpeg.check(avio_open2(&context.pointee.pb, path, AVIO_FLAG_WRITE, nil, nil), "cannot open for writing")
-        let options = OptionDictionary(Self.options(formatName: formatName, hasVideo: video != nil))
+        let options = OptionDictionary(Self.options(formatName: formatName, hasVideo: video != nil,
+                                                    appendOnly: path.contains("/.tessera-spool/")))
         do {
             try FFmpeg.check(avformat_write_header(context, &options.pointer), "cannot write the container header")
         } catch {
@@ -73,9 +78,17 @@ final class RecordingFile {
     }
 
     /// Clusters / fragments of at most a second, each written out as it closes: what a crash loses.
-    private static func options(formatName: String, hasVideo: Bool) -> [String: String] {
+    /// `appendOnly`: nothing written is ever rewritten (checked: the spool file before the trailer
+    /// is a prefix of the finished one).
+    private static func options(formatName: String, hasVideo: Bool, appendOnly: Bool) -> [String: String] {
         var options = ["flush_packets": "1"]
-        if formatName == "mp4" {
+        if formatName == "mp4" && appendOnly {
+            // `frag_discont`: the first fragment's `tfdt` is the first timestamp (not 0), so ffprobe
+            // reads the task-clock offset as the start time though the `moov` is written empty.
+            options["movflags"] = (hasVideo ? "frag_keyframe+" : "") + "empty_moov+default_base_moof+frag_discont"
+            options["frag_duration"] = "1000000"
+            options["use_editlist"] = "1"
+        } else if formatName == "mp4" {
             // `delay_moov`: the moov waits for the first fragment's samples, so it knows the first
             // timestamp and writes the edit list that puts the file at its task-clock offset.
             options["movflags"] = hasVideo ? "frag_keyframe+delay_moov" : "delay_moov"
@@ -83,6 +96,7 @@ final class RecordingFile {
             options["use_editlist"] = "1"
         } else {
             options["cluster_time_limit"] = "1000"
+            if appendOnly { options["live"] = "1" }
         }
         return options
     }
