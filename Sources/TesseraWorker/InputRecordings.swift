@@ -50,7 +50,11 @@ final class InputRecordings {
     /// written). The next connection's packets start the next files (the next free names), with
     /// recorders made for what that connection has.
     func finishAll() {
-        if cost.packets > 0 { shared.noteCost(input: inputID, packets: cost.packets, nanoseconds: cost.nanoseconds) }
+        if cost.packets > 0 {
+            shared.noteCost(input: inputID, packets: cost.packets, nanoseconds: cost.nanoseconds,
+                            droppedOverlap: recorders.reduce(0) { $0 + $1.recorder.droppedOverlap },
+                            clampedVideo: recorders.reduce(0) { $0 + $1.recorder.clampedVideo })
+        }
         cost = Cost()
         for entry in recorders { entry.recorder.finish() }
         recorders = []

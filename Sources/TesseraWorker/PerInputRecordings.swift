@@ -99,9 +99,11 @@ final class PerInputRecordings: Sendable {
     }
 
     /// The recording's own cost on an input's thread, for the log (the closing note's figure).
-    func noteCost(input: String, packets: Int64, nanoseconds: UInt64) {
+    /// `droppedOverlap`: audio packets left out because a placement pulled earlier would have
+    /// overlapped them with what was written (never squeezed); `clampedVideo`: pictures moved a tick.
+    func noteCost(input: String, packets: Int64, nanoseconds: UInt64, droppedOverlap: Int64 = 0, clampedVideo: Int64 = 0) {
         let each = Double(nanoseconds) / Double(packets) / 1000
-        Self.logger.info("task \(taskId): input \(input): \(packets) packets recorded, \(String(format: "%.1f", each)) µs each")
+        Self.logger.info("task \(taskId): input \(input): \(packets) packets recorded, \(String(format: "%.1f", each)) µs each, \(droppedOverlap) audio dropped-overlap, \(clampedVideo) video clamped")
     }
 
     // MARK: Status

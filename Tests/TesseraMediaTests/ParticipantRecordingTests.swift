@@ -87,6 +87,25 @@ import TesseraMedia
         #expect(stamps.clamped == 2)
     }
 
+    @Test func audioPlacedBeforeThePreviousEndIsDroppedNeverSqueezed() {
+        // 20 ms Opus packets (ms time base); at 100 the placement is pulled 280 ms earlier (a burst
+        // after a stall): the packets that would start inside what was written are dropped.
+        var stamps = MonotonicStamps()
+        #expect(stamps.stampAudio(pts: 0, duration: 20, tolerance: 2) == 0)
+        #expect(stamps.stampAudio(pts: 20, duration: 20, tolerance: 2) == 20)
+        #expect(stamps.stampAudio(pts: 40, duration: 20, tolerance: 2) == 40)
+        let burst = [21, 41, 59, 79].map { stamps.stampAudio(pts: $0, duration: 20, tolerance: 2) }
+        #expect(burst == [nil, nil, 60, 80])
+        #expect(stamps.droppedOverlap == 2)
+        // A start within the tolerance before the end is moved to it; none squeezed a tick apart.
+        #expect(stamps.stampAudio(pts: 99, duration: 20, tolerance: 2) == 100)
+        #expect(stamps.stampAudio(pts: 120, duration: 20, tolerance: 2) == 120)
+        // Without a known duration only order is kept.
+        var bare = MonotonicStamps()
+        #expect([bare.stampAudio(pts: 5, duration: 0), bare.stampAudio(pts: 5, duration: 0)] == [5, 6])
+        #expect(stamps.clamped == 0)
+    }
+
     @Test func filesTakeTheNextFreeNameAndNeverOneThatExists() {
         let path = ParticipantFileNames.path(template: "/rec/room42-{input}.mkv", input: "guest")
         #expect(path == "/rec/room42-guest.mkv")

@@ -26,6 +26,10 @@ public final class ParticipantRecorder {
     private var report: RecordedFile?
     private let events: (Event) -> Void
     public private(set) var failure: String?
+    /// Of the files finished so far: audio packets dropped as overlapping the one before (a
+    /// placement pulled earlier), video packets moved a tick forward to stay in order.
+    private var finishedDroppedOverlap: Int64 = 0
+    private var finishedClamped: Int64 = 0
     private let exists: (String) -> Bool
 
     /// - Parameters:
@@ -65,7 +69,7 @@ public final class ParticipantRecorder {
                 break
             }
             let dts = ptsMicroseconds + (packet.dtsMicroseconds - packet.ptsMicroseconds)
-            try file?.write(packet, ptsMicroseconds: ptsMicroseconds, dtsMicroseconds: dts)
+            guard try file?.write(packet, ptsMicroseconds: ptsMicroseconds, dtsMicroseconds: dts) == true else { return }
             if packet.kind == .video, packet.width > 0, let stream = report?.video, stream.width == nil {
                 report?.video = RecordedStream(codec: stream.codec, width: packet.width, height: packet.height)
             }
@@ -80,6 +84,12 @@ public final class ParticipantRecorder {
         finishFile()
         plan.closed()
     }
+
+    /// Audio packets dropped, in every file so far, because they would have started before the
+    /// previous packet's end.
+    public var droppedOverlap: Int64 { finishedDroppedOverlap + (file?.droppedOverlapPackets ?? 0) }
+    /// Video packets moved forward, in every file so far, to keep a file's order.
+    public var clampedVideo: Int64 { finishedClamped + (file?.clampedPackets ?? 0) }
 
     /// Bytes written to the open file.
     public var bytes: Int64 { file?.bytes ?? 0 }
@@ -111,6 +121,8 @@ public final class ParticipantRecorder {
     private func finishFile() {
         guard let file else { return }
         self.file = nil
+        finishedDroppedOverlap += file.droppedOverlapPackets
+        finishedClamped += file.clampedPackets
         do {
             try file.finish()
         } catch {

@@ -25,6 +25,10 @@ final class RecordingFile {
     /// Task-clock end of the latest packet (its pts plus its duration, or the gap before it).
     private(set) var endMicroseconds: Int64 = 0
     private var lastPts: [Int64?] = [nil, nil]
+    /// Audio without a known duration (RTP): its length is taken as the spacing of the packets
+    /// before it on the input's own timeline (what the sender's clock says, not the placement).
+    private var lastAudioInputPts: Int64?
+    private var audioSpacing: Int64 = 0
 
     /// Creates the file with a stream for `video` and/or `audio` and writes its header.
     /// `videoSize` and `videoExtradata` fill in what an RTP stream's parameters lack.
@@ -108,16 +112,29 @@ final class RecordingFile {
     }
 
     /// Writes `packet` (by reference) at `pts` / `dts` on the task clock (µs), kept increasing.
-    func write(_ packet: EncodedPacket, ptsMicroseconds: Int64, dtsMicroseconds: Int64) throws {
+    /// False when an audio packet was dropped as overlapping the one before (`MonotonicStamps`).
+    @discardableResult
+    func write(_ packet: EncodedPacket, ptsMicroseconds: Int64, dtsMicroseconds: Int64) throws -> Bool {
         let slot = packet.kind == .video ? 0 : 1
-        guard let index = packet.kind == .video ? videoIndex : audioIndex else { return }
+        guard let index = packet.kind == .video ? videoIndex : audioIndex else { return false }
         let stream = context.pointee.streams[Int(index)]!
         let timeBase = stream.pointee.time_base
-        let stamped = packet.kind == .video
-            ? videoStamps.stamp(pts: rescale(ptsMicroseconds, from: microsecondsTimeBase, to: timeBase),
-                                dts: rescale(dtsMicroseconds, from: microsecondsTimeBase, to: timeBase))
-            : audioStamps.stamp(pts: rescale(ptsMicroseconds, from: microsecondsTimeBase, to: timeBase),
-                                dts: rescale(dtsMicroseconds, from: microsecondsTimeBase, to: timeBase))
+        let pts = rescale(ptsMicroseconds, from: microsecondsTimeBase, to: timeBase)
+        let stamped: (pts: Int64, dts: Int64)
+        if packet.kind == .video {
+            stamped = videoStamps.stamp(pts: pts, dts: rescale(dtsMicroseconds, from: microsecondsTimeBase, to: timeBase))
+        } else {
+            if let previous = lastAudioInputPts, case let spacing = packet.ptsMicroseconds - previous,
+               spacing > 0, spacing <= Self.longestAudioFrame {
+                audioSpacing = spacing
+            }
+            lastAudioInputPts = packet.ptsMicroseconds
+            let duration = packet.durationMicroseconds > 0 ? packet.durationMicroseconds : audioSpacing
+            guard let start = audioStamps.stampAudio(
+                pts: pts, duration: rescale(duration, from: microsecondsTimeBase, to: timeBase),
+                tolerance: rescale(Self.audioTolerance, from: microsecondsTimeBase, to: timeBase)) else { return false }
+            stamped = (start, start)
+        }
         let copy = packet.packet.clone()
         let pointer = copy.pointer
         pointer.pointee.stream_index = index
@@ -134,10 +151,18 @@ final class RecordingFile {
             : lastPts[slot].map { min(max(ptsMicroseconds - $0, 0), 200_000) } ?? 0
         lastPts[slot] = ptsMicroseconds
         endMicroseconds = max(endMicroseconds, ptsMicroseconds + gap)
+        return true
     }
 
-    /// Packets moved forward to keep the file's order.
-    var clampedPackets: Int64 { videoStamps.clamped + audioStamps.clamped }
+    /// Opus frames are at most 120 ms; a longer spacing is loss, not a frame's length.
+    private static let longestAudioFrame: Int64 = 120_000
+    /// An audio start this close before the previous end (µs) is rounding or jitter: moved, not dropped.
+    private static let audioTolerance: Int64 = 2_000
+
+    /// Video packets moved forward to keep the file's order.
+    var clampedPackets: Int64 { videoStamps.clamped }
+    /// Audio packets dropped because they would have overlapped the one before.
+    var droppedOverlapPackets: Int64 { audioStamps.droppedOverlap }
 
     /// Writes what the interleaving queue holds and the trailer (cues, the MP4 index), closes the file.
     func finish() throws {
