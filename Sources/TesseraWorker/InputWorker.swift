@@ -259,7 +259,7 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         queueSEI(ptsMicroseconds: pts)
         let end = pts + picture.durationMicroseconds
         let sizes = layout.drawSizes(inputID: input.id, displaySize: picture.displaySize)
-        if !sizes.isEmpty, let instants, !instants.showsPicture(from: pts, until: end) {
+        if !sizes.isEmpty, let instants, mayBeSkipped(picture), !instants.showsPicture(from: pts, until: end) {
             channel.skip(endMicroseconds: end)
             markLive()
             holdBack(pts)
@@ -276,6 +276,16 @@ final class InputWorker: MediaSink, @unchecked Sendable {
         markLive()
         holdBack(pts)
         return delivered
+    }
+
+    /// Whether the picture's duration can decide that no output frame shows it. Offline, a
+    /// duration the file does not state is the stream's nominal frame rate, which a demuxer may
+    /// have guessed from its time base (a per-participant MKV: 1000 fps, so 1 ms per picture,
+    /// which would skip nearly every picture and show the region late): such a picture is drawn,
+    /// and the next picture's own timestamp ends it. Live pictures' guesses are the gap to the
+    /// picture before (RTP), so they keep the skip.
+    private func mayBeSkipped(_ picture: DecodedPicture) -> Bool {
+        isLive || picture.durationIsKnown
     }
 
     func audio(_ planes: [UnsafePointer<Float>], count: Int, position: Int64) {

@@ -36,4 +36,19 @@ private typealias H = MixHarness
             #expect(right.isClose(to: H.blue), "frame \(frame.index) right: \(right)")
         }
     }
+
+    /// A per-participant MKV states no picture durations and its demuxer guesses 1000 fps from the
+    /// millisecond time base: a 1 ms guess must not make every picture "shown by no frame".
+    @Test func picturesWithAGuessedShortDurationAreShownFromTheirOwnTimestamps() throws {
+        var a = H.clip(H.red, from: 0.03, until: 1)
+        a.pictureDuration = 1_000
+        a.durationIsKnown = false
+        let mix = try H(H.sideBySide(), scripts: ["a": a, "b": H.clip(H.blue, until: 1)])
+        let record = try mix.run()
+        #expect(record.frames.count == 10)
+        for frame in record.frames {
+            // The first picture (30 ms) appears at the first frame at or after it (frame 1, 100 ms).
+            #expect(frame.halves.left.isClose(to: frame.index >= 1 ? H.red : H.green), "frame \(frame.index) left: \(frame.halves.left)")
+        }
+    }
 }

@@ -10,6 +10,10 @@ final class SyntheticInput: OpenedInput {
         var pictures: [(color: YUVColor, start: Int64, end: Int64)] = []
         var frameMicroseconds: Int64 = 100_000
         var pictureSize = PixelSize(width: 64, height: 36)
+        /// Each picture's duration (nil: `frameMicroseconds`); `durationIsKnown` false makes it a
+        /// guess, as for a file that states none.
+        var pictureDuration: Int64?
+        var durationIsKnown = true
         /// Audio: every sample of every channel at `level`, from 0 until `audioEnd` (µs).
         var level: Float?
         var audioEnd: Int64 = 0
@@ -72,7 +76,9 @@ final class SyntheticReader: InputReader {
             case .picture(let color, let pts):
                 let image = YUVImage(width: script.pictureSize.width, height: script.pictureSize.height)
                 image.fill(PixelRect(x: 0, y: 0, width: image.width, height: image.height), with: color)
-                let picture = DecodedPicture(image: image, ptsMicroseconds: pts, durationMicroseconds: script.frameMicroseconds)
+                let picture = DecodedPicture(image: image, ptsMicroseconds: pts,
+                                             durationMicroseconds: script.pictureDuration ?? script.frameMicroseconds,
+                                             durationIsKnown: script.durationIsKnown)
                 if try !sink.picture(picture) { return }
             case .audio(let position, let count):
                 samples.withUnsafeBufferPointer { plane in

@@ -56,14 +56,14 @@ public struct DecodedPicture {
         }
     }
 
-    /// A picture made in memory, upright, with a known duration: what a test feeds a pipeline
-    /// in place of a decoder's.
-    public init(image: YUVImage, ptsMicroseconds: Int64, durationMicroseconds: Int64) {
+    /// A picture made in memory, upright: what a test feeds a pipeline in place of a decoder's
+    /// (`durationIsKnown` false: a guessed duration, as for a file that states none).
+    public init(image: YUVImage, ptsMicroseconds: Int64, durationMicroseconds: Int64, durationIsKnown: Bool = true) {
         pixels = .image(image)
         orientation = .upright
         self.ptsMicroseconds = ptsMicroseconds
         self.durationMicroseconds = durationMicroseconds
-        durationIsKnown = true
+        self.durationIsKnown = durationIsKnown
         displaySize = PixelSize(width: image.width, height: image.height)
     }
 }
