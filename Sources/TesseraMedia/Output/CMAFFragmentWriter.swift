@@ -47,15 +47,7 @@ final class CMAFFragmentWriter {
         }
         context.pointee.pb = io
         context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        for description in streams {
-            guard let stream = avformat_new_stream(context, nil) else { throw MediaError("out of memory") }
-            try FFmpeg.check(avcodec_parameters_copy(stream.pointee.codecpar, description.parameters), "stream parameters")
-            stream.pointee.time_base = description.timeBase
-            if description.isVideo, description.frameRate.num > 0 {
-                stream.pointee.avg_frame_rate = description.frameRate
-                stream.pointee.r_frame_rate = description.frameRate
-            }
-        }
+        try StreamDescription.addStreams(streams, to: context)
         let options = OptionDictionary(["movflags": "frag_custom+empty_moov+default_base_moof+cmaf"])
         try FFmpeg.check(avformat_write_header(context, &options.pointer), "cannot write the CMAF header")
         avio_flush(io)

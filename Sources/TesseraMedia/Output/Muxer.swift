@@ -31,15 +31,7 @@ final class Muxer {
         self.context = context
         sourceTimeBases = streams.map(\.timeBase)
         context.pointee.interrupt_callback = interrupt.callback
-        for description in streams {
-            guard let stream = avformat_new_stream(context, nil) else { throw MediaError("out of memory") }
-            try FFmpeg.check(avcodec_parameters_copy(stream.pointee.codecpar, description.parameters), "stream parameters")
-            stream.pointee.time_base = description.timeBase
-            if description.isVideo, description.frameRate.num > 0 {
-                stream.pointee.avg_frame_rate = description.frameRate
-                stream.pointee.r_frame_rate = description.frameRate
-            }
-        }
+        try StreamDescription.addStreams(streams, to: context)
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
             interrupt.setDeadline(secondsFromNow: openTimeoutSeconds)
             defer { interrupt.setDeadline(secondsFromNow: nil) }

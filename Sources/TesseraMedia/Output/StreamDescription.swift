@@ -37,4 +37,18 @@ public final class StreamDescription: @unchecked Sendable {
     }
 
     public var codecName: String { String(cString: avcodec_get_name(parameters.pointee.codec_id)) }
+
+    /// Creates one stream of `context` per description, in order (stream N is description N):
+    /// its codec parameters, time base and, for video, frame rate. What every muxer starts with.
+    static func addStreams(_ streams: [StreamDescription], to context: UnsafeMutablePointer<AVFormatContext>) throws {
+        for description in streams {
+            guard let stream = avformat_new_stream(context, nil) else { throw MediaError("out of memory") }
+            try FFmpeg.check(avcodec_parameters_copy(stream.pointee.codecpar, description.parameters), "stream parameters")
+            stream.pointee.time_base = description.timeBase
+            if description.isVideo, description.frameRate.num > 0 {
+                stream.pointee.avg_frame_rate = description.frameRate
+                stream.pointee.r_frame_rate = description.frameRate
+            }
+        }
+    }
 }
