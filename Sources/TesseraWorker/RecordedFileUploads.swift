@@ -8,10 +8,11 @@ import TesseraObjectStorage
 final class RecordedFileUploads: Sendable {
     private let uploads = Mutex<UploadCoordinator?>(nil)
 
-    /// Also hands the uploads the timeline manifest's twin object, sent after every file.
-    func attach(_ coordinator: UploadCoordinator?, task: ResolvedTask) {
+    /// Also hands the uploads the timeline manifest's twin object (`timeline`: where this run's
+    /// manifest is written, nil without one), sent after every file.
+    func attach(_ coordinator: UploadCoordinator?, timeline place: TimelinePlace?) {
         uploads.withLock { $0 = coordinator }
-        if let coordinator, task.pace == .realtime, let place = TimelinePlace(task: task), let location = place.upload {
+        if let coordinator, let place, let location = place.upload {
             coordinator.uploadLast(path: place.path, to: location, outputURL: place.outputURL)
         }
     }

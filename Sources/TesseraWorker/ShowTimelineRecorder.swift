@@ -25,7 +25,8 @@ final class ShowTimelineRecorder: Sendable {
     /// Nil for a task without a per-participant output, or not live.
     init?(task: ResolvedTask, clock: TaskClock) {
         guard task.pace == .realtime, let place = TimelinePlace(task: task) else { return nil }
-        self.place = place
+        // A restarted run writes its own manifest beside the earlier run's, never over it.
+        self.place = place.firstFree { FileManager.default.fileExists(atPath: $0) }
         self.clock = clock
         let startedAt = Date().timeIntervalSince1970 - Double(clock.nowMicroseconds) / 1_000_000
         timeline = Mutex(ShowTimeline(taskId: task.taskId, startedAt: startedAt, sections: task.sections ?? TaskSections(),

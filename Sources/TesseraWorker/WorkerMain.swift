@@ -54,7 +54,7 @@ public enum WorkerMain {
                                      changed: { [pipeline] in pipeline.statusChanged.notify() },
                                      hold: { hold.isHeld = $0 })
         }()
-        recordedFiles.attach(uploads, task: task)
+        recordedFiles.attach(uploads, timeline: (pipeline as? MixPipeline)?.timeline?.place)
         let finished = Finished()
         let lease = WorkerLease(seconds: start.leaseSeconds)
         let remaining = reader

@@ -28,6 +28,20 @@ import TesseraTask
         #expect(recording.path(forInput: "guest") == "/out/rec/room42-guest.mkv")
     }
 
+    /// The timeline manifest beside the first per-participant output; a later run of the task (a
+    /// restarted worker, a move) writes the next free name, never over an earlier run's manifest.
+    @Test func aLaterRunsManifestTakesTheNextFreeName() throws {
+        let task = try #require(TaskFixtures.task(Self.validate(#"{"url": "rec/room42-{input}.mkv"}"#)))
+        let place = try #require(TimelinePlace(task: task))
+        let first = place.path
+        #expect(first.hasSuffix("/out/rec/") == false && first.hasPrefix("/out/rec/") && first.hasSuffix(".timeline.json"))
+        #expect(place.firstFree { _ in false } == place)
+        let second = place.firstFree { $0 == first }
+        #expect(second.path == RecordingFileNames.name(first, index: 1) && second.folder == place.folder)
+        let third = place.firstFree { $0 == first || $0 == second.path }
+        #expect(third.path == RecordingFileNames.name(first, index: 2))
+    }
+
     @Test func anObjectTemplateIsSpooledAndUploaded() throws {
         let task = try #require(TaskFixtures.task(Self.validate(#"{"url": "s3://rec-bucket/room42/{input}.webm"}"#,
                                                                 inputs: #"{"id": "cam", "rtp": {"allocate": {"video": "VP8", "audio": "opus"}}}"#, storage: true)))

@@ -23,6 +23,22 @@ public struct TimelinePlace: Sendable, Equatable {
         }
     }
 
+    /// The place a later run of the same task writes to when this one's manifest exists already
+    /// (a worker restarted, the task moved to another node): the next free name,
+    /// `room42.timeline.1.json`, … (`RecordingFileNames`), so an earlier run's manifest, which
+    /// lists that run's files on that run's clock, is never overwritten. `exists` is asked of paths.
+    public func firstFree(exists: (String) -> Bool) -> TimelinePlace {
+        guard exists(path) else { return self }
+        let index = RecordingFileNames.nextIndex(after: 0, path: path, exists: exists)
+        var next = self
+        next.path = RecordingFileNames.name(path, index: index)
+        next.upload = upload.map { location in
+            ObjectLocation(bucket: location.bucket, key: RecordingFileNames.name(location.key, index: index),
+                           spoolDirectory: location.spoolDirectory)
+        }
+        return next
+    }
+
     /// `url` (a path, or an object's `s3://` URL, as the status lists files) as the manifest's
     /// inputs name it: relative to the manifest's folder (or its object's), so that the folder, or
     /// the objects downloaded into one, can be mixed wherever it lies; anything elsewhere as it is.
