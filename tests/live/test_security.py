@@ -164,9 +164,10 @@ def test_every_route_needs_the_token_and_healthz_and_readyz_are_open(guarded):
         m = re.match(r"^    (get|post|patch|delete|put):$", line)
         if m and current:
             routes.append((m.group(1).upper(), current.replace("{taskId}", "t1")))
-    assert len(routes) == 15, routes
+    assert len(routes) == 17, routes
+    viewer = ("GET", "/v1/tasks/t1/hls/{viewerKey}/{fileName}")
     for route in [("POST", "/v1/tasks/t1/sei"), ("POST", "/v1/validate"), ("POST", "/v1/preview"), ("GET", "/v1/nodes"),
-                  ("GET", "/v1/tasks/t1/document")]:
+                  ("GET", "/v1/tasks/t1/document"), ("GET", "/v1/tasks/t1/thumbnail.jpg"), viewer]:
         assert route in routes, routes
     refused = [("no header", {}), ("wrong token", {"Authorization": "Bearer wrong"}),
                ("token prefix", {"Authorization": f"Bearer {TOKEN[:-1]}"}),
@@ -177,6 +178,12 @@ def test_every_route_needs_the_token_and_healthz_and_readyz_are_open(guarded):
             r = client.request(method, path, body, headers=headers)
             if path in ("/healthz", "/readyz"):   # for orchestrators' probes
                 assert r.status == 200, f"{method} {path} with {what}: {r.status}"
+                continue
+            if (method, path) == viewer:
+                # HLS viewers hold a viewer key, never the token: no 401 here, and a key that
+                # admits nothing (no such task) is the same 404 as a wrong one.
+                r = client.request(method, "/v1/tasks/t1/hls/viewer-key-0123456789/room.m3u8", None, headers=headers)
+                assert r.status == 404, f"{method} {path} with {what}: {r.status} {r.body[:200]!r}"
                 continue
             assert r.status == 401, f"{method} {path} with {what}: {r.status} {r.body[:200]!r}"
             assert r.headers.get("www-authenticate", "").startswith("Bearer"), f"{method} {path}: {r.headers}"
