@@ -149,7 +149,15 @@ def gstreamer_plays(folder: Path, name: str, sizes: list[tuple[int, int]], demux
     server = FolderServer(folder)
     try:
         for demuxer in demuxers:
-            assert gstreamer_caps(server.url(name), demuxer) == sizes, demuxer
+            seen = gstreamer_caps(server.url(name), demuxer)
+            if seen != sizes:
+                # GStreamer 1.22's hlsdemux2 once ended this TS playlist at its discontinuity,
+                # without an error, in a loaded CI run (ffmpeg and hlsdemux had just played both
+                # runs; 10 plays of the same files under two CPU hogs played both). A second play
+                # that also stops there fails the test.
+                print(f"  {demuxer} saw {seen} on its first play, not {sizes}; playing again")
+                seen = gstreamer_caps(server.url(name), demuxer)
+            assert seen == sizes, demuxer
     finally:
         server.stop()
 
