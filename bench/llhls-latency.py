@@ -2,6 +2,7 @@
 """Glass-to-glass latency of Tessera's LL-HLS on loopback, beside classic HLS and RTMP (issue 33).
 
     bench/llhls-latency.py [--tessera PATH] [--seconds S] [--part 0.333] [--latency low] [--work DIR]
+                           [--cdn-viewers N] [--cdn-lock on|off]
 
 Starts its own nginx-rtmp and `tessera serve` on free loopback ports, and one live task: an RTP
 input (H.264 + Opus) from a sender that writes raw frames at their wall-clock instants into the
@@ -15,7 +16,12 @@ RTMP to nginx. Three readers run at once for the same frames:
   requested before it exists; init + parts piped into `ffmpeg` (one thread, no buffering);
 - classic HLS: the same client on the same playlist, whole segments, starting three segments from
   the end, reloading every target duration;
-- RTMP: `ffmpeg` (nobuffer, low_delay) reading nginx's stream.
+- RTMP: `ffmpeg` (nobuffer, low_delay) reading nginx's stream;
+- LL-HLS through a CDN: `--cdn-viewers` (2) more of the same low-latency client, all started at
+  once, playing the same playlist through Debian's nginx caching the origin
+  (tests/live/cdntools.py: the origin's Cache-Control obeyed, the query in the cache key,
+  `proxy_cache_lock` as `--cdn-lock`): the first viewer of each part pulls it from the origin, the
+  others are collapsed onto that request (nginx's waiters look again every 500 ms).
 
 Delay = the instant a flash frame is decoded − the instant the sender wrote it (CLOCK_MONOTONIC,
 one machine). `decoded` is when the client has the picture; `shown` is when a player that starts
@@ -46,6 +52,7 @@ from benchtools import free_port, nginx_rtmp_command, wait_port  # noqa: E402
 from latency import Api, Processes, clock_zero, free_udp_pair  # noqa: E402
 from flashclock import Decoder, FlashSender, frame_delays, frame_number, glass_to_glass, rtp_args, rtp_sdp  # noqa: E402
 from llhls_client import HLSClient  # noqa: E402
+from cdntools import CachingProxy  # noqa: E402
 
 W, H, FPS = 640, 360, 30
 KEY = "bench_viewer_key_0123456789"
@@ -57,8 +64,9 @@ def run_client(client: HLSClient, seconds: float):
 
 def summary(delays: list[float]) -> str:
     if not delays:
-        return f"{'-':>7} {'-':>7} {'-':>7}"
-    return f"{statistics.median(delays) * 1000:7.0f} {min(delays) * 1000:7.0f} {max(delays) * 1000:7.0f}"
+        return f"{'-':>7} {'-':>7} {'-':>7} {'-':>7}"
+    return (f"{statistics.median(delays) * 1000:7.0f} {percentile(delays, 0.9) * 1000:7.0f} "
+            f"{min(delays) * 1000:7.0f} {max(delays) * 1000:7.0f}")
 
 
 def output_clock_delays(sender: FlashSender, frames, zero: float) -> list[float]:
@@ -78,6 +86,8 @@ def main() -> int:
     parser.add_argument("--part", type=float, default=0.333, help="lowLatency.partSeconds [0.333]")
     parser.add_argument("--latency", default="low", help="encoder.video.latency [low]")
     parser.add_argument("--work", default=str(HERE / ".work" / "llhls-latency"))
+    parser.add_argument("--cdn-viewers", type=int, default=2, help="LL-HLS viewers through the nginx cache [2]; 0: none")
+    parser.add_argument("--cdn-lock", choices=("on", "off"), default="on", help="nginx proxy_cache_lock [on]")
     args = parser.parse_args()
     for tool in ("ffmpeg", "nginx"):
         if not shutil.which(tool):
@@ -87,6 +97,7 @@ def main() -> int:
     (work / "out").mkdir(parents=True)
     procs = Processes()
     sender = None
+    cdn = None
     try:
         rtmp_port, api_port = free_port(), free_port()
         procs.start(nginx_rtmp_command(work / "nginx", rtmp_port), stdout=subprocess_devnull(), stderr=subprocess_devnull())
@@ -114,6 +125,8 @@ def main() -> int:
                              log=open(work / "sender.log", "wb"))
         zero = clock_zero(log, "g2g", 20)
         url = f"http://127.0.0.1:{api_port}/v1/tasks/g2g/hls/{KEY}/room.m3u8"
+        if args.cdn_viewers:
+            cdn = CachingProxy(work / "cdn", api_port, lock=args.cdn_lock == "on").start()
         deadline = time.monotonic() + 20
         while not (work / "out" / "ll" / "room_00002.m4s").exists():   # three segments: classic can start
             if time.monotonic() > deadline:
@@ -121,42 +134,60 @@ def main() -> int:
             time.sleep(0.1)
         time.sleep(max(0.0, warmup - 6))
         low, classic = HLSClient(url, "low", decode=True), HLSClient(url, "classic", decode=True)
+        edge = [HLSClient(cdn.url(f"/v1/tasks/g2g/hls/{KEY}/room.m3u8"), "low", decode=True)
+                for _ in range(args.cdn_viewers)] if cdn else []
         rtmp_reader = Decoder(rtmp)
-        threads = [threading.Thread(target=run_client, args=(c, args.seconds)) for c in (low, classic)]
+        threads = [threading.Thread(target=run_client, args=(c, args.seconds)) for c in (low, classic, *edge)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         rtmp_reader.close()
-        low.close()
-        classic.close()
+        for c in (low, classic, *edge):
+            c.close()
         code, status = api.call("GET", "/v1/tasks/g2g")
         api.call("DELETE", "/v1/tasks/g2g")
         print(f"# LL-HLS glass-to-glass — {W}x{H}@{FPS}, partSeconds {args.part}, latency {args.latency}, "
-              f"{args.seconds:.0f} s per reader, 3 readers at once; {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+              f"{args.seconds:.0f} s per reader, {3 + len(edge)} readers at once; {os.cpu_count()} cores, "
+              f"load {os.getloadavg()[0]:.2f}")
         hold = low.playlist.server_control.get("PART-HOLD-BACK") if low.playlist else "?"
         print(f"# playlist: PART-TARGET {low.playlist.part_target if low.playlist else '?'}, PART-HOLD-BACK {hold}, "
               f"TARGETDURATION {low.playlist.target_duration if low.playlist else '?'}")
         print()
-        print(f"{'path':22} {'flashes':>7}  {'decoded ms: med':>15} {'min':>7} {'max':>7}   "
-              f"{'shown ms: med':>13} {'min':>7} {'max':>7}   {'all frames':>10} {'out clock':>9}")
+        print(f"{'path':22} {'flashes':>7}  {'decoded ms: med':>15} {'p90':>7} {'min':>7} {'max':>7}   "
+              f"{'shown ms: med':>13} {'p90':>7} {'min':>7} {'max':>7}   {'all frames':>10} {'out clock':>9}")
         shown_ll = []
-        for name, reader, frames in (("LL-HLS (parts)", low, low.decoder.snapshot() if low.decoder else []),
-                                     ("classic HLS (segments)", classic, classic.decoder.snapshot() if classic.decoder else []),
-                                     ("RTMP (nginx)", None, rtmp_reader.snapshot())):
+        rows = [("LL-HLS (parts)", low, low.decoder.snapshot() if low.decoder else []),
+                *((f"LL-HLS via CDN #{i + 1}", c, c.decoder.snapshot()) for i, c in enumerate(edge)),
+                ("classic HLS (segments)", classic, classic.decoder.snapshot() if classic.decoder else []),
+                ("RTMP (nginx)", None, rtmp_reader.snapshot())]
+        for name, reader, frames in rows:
             decoded, shown = glass_to_glass(sender, frames), glass_to_glass(sender, frames, "shown")
             if reader is low:
                 shown_ll = shown
             every = frame_delays(sender, frames)
             tick = output_clock_delays(sender, frames, zero)
-            print(f"{name:22} {len(decoded):7d}  {summary(decoded):>31}   {summary(shown):>29}   "
+            print(f"{name:22} {len(decoded):7d}  {summary(decoded):>39}   {summary(shown):>37}   "
                   f"{statistics.median(every) * 1000 if every else float('nan'):10.0f} "
                   f"{statistics.median(tick) * 1000 if tick else float('nan'):9.0f}")
         print()
         if shown_ll:
             verdict = "met" if statistics.median(shown_ll) <= 2.0 else "NOT met"
-            print(f"goal: LL-HLS flash shown within 2.0 s — {verdict} ({statistics.median(shown_ll):.2f} s median)")
-        for name, c in (("LL-HLS", low), ("classic", classic)):
+            print(f"goal: LL-HLS flash shown within 2.0 s — {verdict} ({statistics.median(shown_ll):.2f} s median, "
+                  f"p90 {percentile(shown_ll, 0.9):.2f} s)")
+        for i, c in enumerate(edge):
+            shown = glass_to_glass(sender, c.decoder.snapshot(), "shown")
+            if shown:
+                print(f"      through the CDN, viewer #{i + 1}: {statistics.median(shown):.2f} s median, "
+                      f"p90 {percentile(shown, 0.9):.2f} s — {'met' if statistics.median(shown) <= 2.0 else 'NOT met'}")
+        if cdn:
+            served = cdn.log()
+            counts = {k: sum(1 for s in served if s.cache == k) for k in sorted({s.cache for s in served})}
+            media = [s for s in served if s.name.endswith((".m4s", ".mp4")) and s.status == 200]
+            print(f"CDN (nginx, proxy_cache_lock {args.cdn_lock}): {len(served)} answers {counts}; media "
+                  f"{sum(s.cache == 'HIT' for s in media)} HIT of {len(media)}; statuses "
+                  f"{sorted({s.status for s in served})}")
+        for name, c in (("LL-HLS", low), ("classic", classic), *((f"CDN #{i + 1}", c) for i, c in enumerate(edge))):
             hinted = [f for f in c.fetches if f.hinted]
             held = statistics.median(f.done - f.requested for f in hinted) * 1000 if hinted else float("nan")
             print(f"{name}: {len(c.fetches)} fetches ({len(hinted)} from preload hints, held {held:.0f} ms median), "
@@ -169,8 +200,15 @@ def main() -> int:
     finally:
         if sender is not None:
             sender.stop()
+        if cdn is not None:
+            cdn.stop()
         procs.stop_all()
     return 0
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def subprocess_devnull():
