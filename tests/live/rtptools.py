@@ -1,5 +1,8 @@
 """Real RTP senders and network trouble for the RTP ingest tests.
 
+- `SenderProcess`: a sender's process (`ffmpeg` or `gst-launch-1.0`) with its log, started,
+  killed, and the SDP an `ffmpeg` sender writes (`-sdp_file`) waited for; `hand_sdp`: the SDP
+  written by hand for a sender that writes none, or before it starts.
 - `RtpSender`: the `ffmpeg` command line sending a solid colour (H.264 or VP8) and a sine tone
   (Opus) as RTP to two UDP ports, paced in real time, writing the SDP it sends by (`-sdp_file`).
 - `UdpRelay`: forwards datagrams from its own ports to the receiver's, dropping a share of them and
@@ -25,6 +28,8 @@ VIDEO_ENCODERS = {
     "vp8": ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "400k", "-pix_fmt", "yuv420p"],
 }
 VIDEO_PAYLOAD_TYPES = {"h264": 96, "vp8": 97}
+# What an SDP says of each video codec: payload type, rtpmap, fmtp (H.264 in-band parameter sets).
+VIDEO_SDP = {"h264": (96, "H264/90000", "packetization-mode=1"), "vp8": (97, "VP8/90000", None)}
 AUDIO_ENCODERS = {
     "opus": (["-c:a", "libopus", "-b:a", "64k"], 111),
     "aac": (["-c:a", "aac", "-b:a", "96k", "-ar", "48000"], 100),
@@ -33,37 +38,35 @@ AUDIO_ENCODERS = {
 }
 
 
-class RtpSender:
-    """`ffmpeg -readrate` (1 = `-re`) sending colour `rgb` (video) and a `tone` Hz sine (Opus, AAC, PCMU or PCMA) as RTP."""
+def hand_sdp(video_port: int | None, audio_port: int | None, vcodec: str = "h264", session: str = "sender") -> str:
+    """The SDP of a sender of `vcodec` video (VIDEO_SDP) to `video_port` and Opus (PT 111) to
+    `audio_port` on loopback, either port None for no such stream."""
+    lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", f"s={session}", "c=IN IP4 127.0.0.1", "t=0 0"]
+    if video_port:
+        pt, rtpmap, fmtp = VIDEO_SDP[vcodec]
+        lines += [f"m=video {video_port} RTP/AVP {pt}", f"a=rtpmap:{pt} {rtpmap}"]
+        if fmtp:
+            lines.append(f"a=fmtp:{pt} {fmtp}")
+    if audio_port:
+        lines += [f"m=audio {audio_port} RTP/AVP 111", "a=rtpmap:111 opus/48000/2"]
+    return "\r\n".join(lines) + "\r\n"
 
-    def __init__(self, root: Path, video_port: int | None, audio_port: int | None, rgb, tone: float,
-                 vcodec: str = "h264", gop: int = 15, size=(320, 240), name: str = "sender", acodec: str = "opus",
-                 video_source: str | None = None, audio_source: str | None = None, readrate: float = 1.0):
+
+class SenderProcess:
+    """A sender's process: `cmd` (set by the subclass) started with stderr to `root/name.log`;
+    an `ffmpeg` sender writes `root/name.sdp` (`-sdp_file`) once its outputs are open."""
+
+    def __init__(self, root: Path, name: str, video_port: int | None, audio_port: int | None):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.sdp_path = self.root / f"{name}.sdp"
         self.log = self.root / f"{name}.log"
         self.video_port, self.audio_port = video_port, audio_port
-        # `readrate` ≠ 1 paces the media faster or slower than real time: a sender whose clock
-        # runs fast (> 1) or slow (< 1) against the receiver's.
-        pace = ["-readrate", str(readrate)]
-        self.cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", *pace,
-                    "-f", "lavfi", "-i",
-                    video_source or f"color=c={hex_colour(rgb).replace('#', '0x')}:s={size[0]}x{size[1]}:r=30",
-                    *pace, "-f", "lavfi", "-i", audio_source or f"sine=frequency={tone}:sample_rate=48000"]
-        if video_port:
-            self.cmd += ["-map", "0:v", *VIDEO_ENCODERS[vcodec], "-g", str(gop), "-payload_type",
-                         str(VIDEO_PAYLOAD_TYPES[vcodec]), "-f", "rtp", f"rtp://127.0.0.1:{video_port}?pkt_size=1200"]
-        if audio_port:
-            encoder, payload_type = AUDIO_ENCODERS[acodec]
-            self.cmd += ["-map", "1:a", *encoder, "-payload_type", str(payload_type),
-                         "-f", "rtp", f"rtp://127.0.0.1:{audio_port}"]
-        self.cmd += ["-sdp_file", str(self.sdp_path)]
+        self.cmd: list[str] = []
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "RtpSender":
-        if self.sdp_path.exists():
-            self.sdp_path.unlink()
+    def start(self):
+        self.sdp_path.unlink(missing_ok=True)
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=open(self.log, "ab"))
         return self
@@ -87,6 +90,30 @@ class RtpSender:
 
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
+
+
+class RtpSender(SenderProcess):
+    """`ffmpeg -readrate` (1 = `-re`) sending colour `rgb` (video) and a `tone` Hz sine (Opus, AAC, PCMU or PCMA) as RTP."""
+
+    def __init__(self, root: Path, video_port: int | None, audio_port: int | None, rgb, tone: float,
+                 vcodec: str = "h264", gop: int = 15, size=(320, 240), name: str = "sender", acodec: str = "opus",
+                 video_source: str | None = None, audio_source: str | None = None, readrate: float = 1.0):
+        super().__init__(root, name, video_port, audio_port)
+        # `readrate` ≠ 1 paces the media faster or slower than real time: a sender whose clock
+        # runs fast (> 1) or slow (< 1) against the receiver's.
+        pace = ["-readrate", str(readrate)]
+        self.cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", *pace,
+                    "-f", "lavfi", "-i",
+                    video_source or f"color=c={hex_colour(rgb).replace('#', '0x')}:s={size[0]}x{size[1]}:r=30",
+                    *pace, "-f", "lavfi", "-i", audio_source or f"sine=frequency={tone}:sample_rate=48000"]
+        if video_port:
+            self.cmd += ["-map", "0:v", *VIDEO_ENCODERS[vcodec], "-g", str(gop), "-payload_type",
+                         str(VIDEO_PAYLOAD_TYPES[vcodec]), "-f", "rtp", f"rtp://127.0.0.1:{video_port}?pkt_size=1200"]
+        if audio_port:
+            encoder, payload_type = AUDIO_ENCODERS[acodec]
+            self.cmd += ["-map", "1:a", *encoder, "-payload_type", str(payload_type),
+                         "-f", "rtp", f"rtp://127.0.0.1:{audio_port}"]
+        self.cmd += ["-sdp_file", str(self.sdp_path)]
 
 
 class UdpRelay:
@@ -251,28 +278,25 @@ class CvoRelay:
         self.out.close()
 
 
-class GstSender:
+class GstSender(SenderProcess):
     """GStreamer's own RTP payloaders (another implementation than ffmpeg's) sending a test
     pattern and a tone: `gst-launch-1.0 … ! rtph264pay / rtpvp8pay ! udpsink`, Opus by
     `rtpopuspay`; the SDP is written by hand, as one would for an SFU's forward."""
 
     PAYLOADERS = {
         "h264": ("x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 bframes=0 "
-                 "! video/x-h264,profile=constrained-baseline ! rtph264pay pt=96 config-interval=-1", 96, "H264/90000",
-                 "packetization-mode=1"),
-        "vp8": ("vp8enc deadline=1 keyframe-max-dist=30 target-bitrate=600000 ! rtpvp8pay pt=97", 97, "VP8/90000", None),
+                 "! video/x-h264,profile=constrained-baseline ! rtph264pay pt=96 config-interval=-1"),
+        "vp8": "vp8enc deadline=1 keyframe-max-dist=30 target-bitrate=600000 ! rtpvp8pay pt=97",
     }
 
     def __init__(self, root: Path, video_port: int | None, audio_port: int | None, rgb, tone: float,
                  vcodec: str = "h264", size=(320, 240), name: str = "gst"):
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.log = self.root / f"{name}.log"
-        self.video_port, self.audio_port, self.vcodec = video_port, audio_port, vcodec
+        super().__init__(root, name, video_port, audio_port)
+        self.vcodec = vcodec
         argb = "0xFF%02X%02X%02X" % tuple(rgb)
         parts = []
         if video_port:
-            payloader = self.PAYLOADERS[vcodec][0]
+            payloader = self.PAYLOADERS[vcodec]
             parts.append(f"videotestsrc is-live=true pattern=solid-color foreground-color={argb} "
                          f"! video/x-raw,width={size[0]},height={size[1]},framerate=30/1 ! videoconvert "
                          f"! {payloader} ! udpsink host=127.0.0.1 port={video_port} sync=false")
@@ -281,28 +305,6 @@ class GstSender:
                          f"! audio/x-raw,rate=48000,channels=2 ! opusenc bitrate=64000 ! rtpopuspay pt=111 "
                          f"! udpsink host=127.0.0.1 port={audio_port} sync=false")
         self.cmd = ["gst-launch-1.0", "-q", *" ".join(parts).split()]
-        self.proc: subprocess.Popen | None = None
 
     def sdp(self) -> str:
-        lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=gstreamer", "c=IN IP4 127.0.0.1", "t=0 0"]
-        if self.video_port:
-            _, pt, rtpmap, fmtp = self.PAYLOADERS[self.vcodec]
-            lines += [f"m=video {self.video_port} RTP/AVP {pt}", f"a=rtpmap:{pt} {rtpmap}"]
-            if fmtp:
-                lines.append(f"a=fmtp:{pt} {fmtp}")
-        if self.audio_port:
-            lines += [f"m=audio {self.audio_port} RTP/AVP 111", "a=rtpmap:111 opus/48000/2"]
-        return "\r\n".join(lines) + "\r\n"
-
-    def start(self) -> "GstSender":
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=open(self.log, "ab"))
-        return self
-
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-    def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return hand_sdp(self.video_port, self.audio_port, self.vcodec, session="gstreamer")

@@ -15,15 +15,14 @@ that joins later, and readers that find those moments again in a file or a compo
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from helpers import BLUE, GREEN, GREY, RED, WHITE, BLACK, split_yuv420, yuv_to_rgb
+from rtptools import VIDEO_ENCODERS, VIDEO_PAYLOAD_TYPES, SenderProcess, hand_sdp
 
 PERIOD = 2.0          # s between flashes (and beeps) of one sender
 FIRST = 1.0           # sender time of its first flash
@@ -52,62 +51,31 @@ def participant_file(media, rgb, tone: float, vcodec: str, size, seconds: float 
     """A participant's camera and microphone made once (MKV): the flashing picture with a fixed GOP
     (no scene-cut keyframes, so a recording's keyframe spacing tells the sender's stream from any
     re-encode) and the beeping tone in Opus."""
-    video = {"h264": ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-bf", "0",
-                      "-sc_threshold", "0", "-x264-params", "repeat-headers=1"],
-             "vp8": ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "400k"]}[vcodec]
+    fixed_gop = {"h264": ["-sc_threshold", "0", "-x264-params", "repeat-headers=1"], "vp8": []}[vcodec]
     name = media.make(f"show-{vcodec}", "mkv", [
         "-f", "lavfi", "-i", flash_video(rgb, size, seconds), "-f", "lavfi", "-i", beep_audio(tone, seconds),
-        "-map", "0:v", "-map", "1:a", *video, "-g", str(GOP), "-keyint_min", str(GOP), "-pix_fmt", "yuv420p",
+        "-map", "0:v", "-map", "1:a", *VIDEO_ENCODERS[vcodec], *fixed_gop, "-g", str(GOP), "-keyint_min", str(GOP),
         "-c:a", "libopus", "-b:a", "64k", "-f", "matroska"])
     return media.path(name)
 
 
-class CopySender:
+class CopySender(SenderProcess):
     """`ffmpeg -re -i FILE -c copy -f rtp`: a participant's prepared stream sent in real time
     without encoding, so a loaded machine delays the sender as little as can be (an encoding
     sender starved for half a second sends its pictures after the task's jitter buffer)."""
 
     def __init__(self, root: Path, video_port: int, audio_port: int, source: Path, vcodec: str, name: str):
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.sdp_path, self.log = self.root / f"{name}.sdp", self.root / f"{name}.log"
-        pt = {"h264": 96, "vp8": 97}[vcodec]
+        super().__init__(root, name, video_port, audio_port)
         self.cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-re", "-i", str(source),
-                    "-map", "0:v", "-c", "copy", "-payload_type", str(pt), "-f", "rtp",
+                    "-map", "0:v", "-c", "copy", "-payload_type", str(VIDEO_PAYLOAD_TYPES[vcodec]), "-f", "rtp",
                     f"rtp://127.0.0.1:{video_port}?pkt_size=1200",
                     "-map", "0:a", "-c", "copy", "-payload_type", "111", "-f", "rtp", f"rtp://127.0.0.1:{audio_port}",
                     "-sdp_file", str(self.sdp_path)]
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> "CopySender":
-        self.sdp_path.unlink(missing_ok=True)
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=open(self.log, "ab"))
-        return self
-
-    def sdp(self, timeout: float = 10) -> str:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if self.sdp_path.exists() and self.sdp_path.read_text().count("m=") >= 2:
-                return self.sdp_path.read_text()
-            assert self.proc.poll() is None, f"RTP sender exited: {self.log.read_text()[-2000:]}"
-            time.sleep(0.05)
-        raise AssertionError(f"no SDP from the RTP sender within {timeout} s")
-
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
 
 
 def sdp_for(video_port: int, audio_port: int, vcodec: str) -> str:
     """What a `CopySender` sends: VP8 (PT 97) or H.264 (PT 96, in-band parameter sets), Opus (PT 111)."""
-    video = {"vp8": ["m=video {} RTP/AVP 97", "a=rtpmap:97 VP8/90000"],
-             "h264": ["m=video {} RTP/AVP 96", "a=rtpmap:96 H264/90000", "a=fmtp:96 packetization-mode=1"]}[vcodec]
-    lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=late", "c=IN IP4 127.0.0.1", "t=0 0",
-             video[0].format(video_port), *video[1:],
-             f"m=audio {audio_port} RTP/AVP 111", "a=rtpmap:111 opus/48000/2"]
-    return "\r\n".join(lines) + "\r\n"
+    return hand_sdp(video_port, audio_port, vcodec, session="late")
 
 
 # --------------------------------------------------------------------------------------------- #
