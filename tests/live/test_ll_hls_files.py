@@ -18,7 +18,7 @@ import pytest
 
 from helpers import TESSERA_BIN, ffprobe, run_tessera
 from livetools import log_tail, wait_until
-from test_s3_output import moto, recording, servers, start_server  # noqa: F401 (fixtures)
+from test_s3_output import download_prefix, moto, object_text, recording, servers, start_server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.live
 
@@ -168,10 +168,7 @@ def test_s3_takes_segments_and_a_playlist_without_parts(tmp_path, media, monkeyp
     api.create(doc)
 
     def playlist():
-        try:
-            return s3.get_object(Bucket="rec", Key="ll/show.m3u8")["Body"].read().decode()
-        except s3.exceptions.NoSuchKey:
-            return ""
+        return object_text(s3, "rec", "ll/show.m3u8")
 
     assert wait_until(lambda: playlist().count("#EXTINF") >= 3, 20), f"{playlist()!r}\n{log_tail(srv.log)}"
     live = playlist()
@@ -181,10 +178,7 @@ def test_s3_takes_segments_and_a_playlist_without_parts(tmp_path, media, monkeyp
     assert listed and all(f"ll/{name}" in keys for name in listed) and "ll/show_init.mp4" in keys, (listed, keys)
     assert api.delete("/v1/tasks/llhls-s3").status == 200
     assert wait_until(lambda: "#EXT-X-ENDLIST" in playlist(), 15), playlist()
-    local = tmp_path / "ll"
-    local.mkdir()
-    for key in {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ll/")["Contents"]}:
-        s3.download_file("rec", key, str(local / key.split("/")[-1]))
+    local = download_prefix(s3, "rec", "ll/", tmp_path / "ll")
     vod = m3u8.loads((local / "show.m3u8").read_text())
     total = sum(s.duration for s in vod.segments)
     assert total >= 3 and played_seconds(local / "show.m3u8") == pytest.approx(total, abs=0.3)

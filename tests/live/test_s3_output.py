@@ -184,6 +184,23 @@ def uploads_of(api, task_id: str, index: int = 0) -> list[dict]:
     return api.status(task_id)["outputs"][index].get("uploads") or []
 
 
+def object_text(s3, bucket: str, key: str) -> str:
+    """The object's text, or "" while it is not in the store."""
+    try:
+        return s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+    except s3.exceptions.NoSuchKey:
+        return ""
+
+
+def download_prefix(s3, bucket: str, prefix: str, folder: Path) -> Path:
+    """Every object under `prefix` into the new `folder` by its last name, as a user's code
+    downloads a recording to play it."""
+    folder.mkdir()
+    for key in {o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=prefix)["Contents"]}:
+        s3.download_file(bucket, key, str(folder / key.split("/")[-1]))
+    return folder
+
+
 def download_duration(s3, bucket: str, key: str, tmp: Path) -> float:
     path = tmp / key.replace("/", "_")
     s3.download_file(bucket, key, str(path))
@@ -240,10 +257,7 @@ def test_hls_segments_and_playlists_go_up_as_they_are_finished(tmp_path, media, 
     api.create(doc)
 
     def playlist():
-        try:
-            return s3.get_object(Bucket="rec", Key="live/show.m3u8")["Body"].read().decode()
-        except s3.exceptions.NoSuchKey:
-            return ""
+        return object_text(s3, "rec", "live/show.m3u8")
 
     assert wait_until(lambda: playlist().count("#EXTINF") >= 3, 20), f"{playlist()!r}\n{log_tail(srv.log)}"
     live = playlist()
@@ -254,10 +268,7 @@ def test_hls_segments_and_playlists_go_up_as_they_are_finished(tmp_path, media, 
     assert "live/show_init.mp4" in keys and "#EXT-X-ENDLIST" not in live
     assert api.delete("/v1/tasks/hls-s3").status == 200
     assert wait_until(lambda: "#EXT-X-ENDLIST" in playlist(), 15), playlist()
-    local = tmp_path / "hls"
-    local.mkdir()
-    for key in {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="live/")["Contents"]}:
-        s3.download_file("rec", key, str(local / key.split("/")[-1]))
+    local = download_prefix(s3, "rec", "live/", tmp_path / "hls")
     vod = (local / "show.m3u8").read_text()
     total = sum(float(line.split(":")[1].split(",")[0]) for line in vod.splitlines() if line.startswith("#EXTINF:"))
     assert float(ffprobe(local / "show.m3u8")["format"]["duration"]) == pytest.approx(total, abs=0.3)
@@ -275,10 +286,7 @@ def test_an_hls_ladder_goes_up_variants_before_their_master(tmp_path, media, mon
     api.create(doc)
 
     def get(key):
-        try:
-            return s3.get_object(Bucket="rec", Key=key)["Body"].read().decode()
-        except s3.exceptions.NoSuchKey:
-            return ""
+        return object_text(s3, "rec", key)
 
     # The master is in the store only once every variant it names is, each with its segments.
     master = wait_until(lambda: get("ladder/show.m3u8"), 25)
@@ -294,10 +302,7 @@ def test_an_hls_ladder_goes_up_variants_before_their_master(tmp_path, media, mon
     assert wait_until(lambda: all("#EXT-X-ENDLIST" in get(f"ladder/{v}") for v in variants), 15), \
         [get(f"ladder/{v}") for v in variants]
     # Downloaded as a user's code would, each variant plays at its own size.
-    local = tmp_path / "ladder"
-    local.mkdir()
-    for key in {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ladder/")["Contents"]}:
-        s3.download_file("rec", key, str(local / key.split("/")[-1]))
+    local = download_prefix(s3, "rec", "ladder/", tmp_path / "ladder")
     for name, size in (("show_r0.m3u8", (320, 240)), ("show_r1.m3u8", (160, 120))):
         video = [st for st in ffprobe(local / name)["streams"] if st["codec_type"] == "video"][0]
         assert (video["width"], video["height"]) == size, (name, video)
