@@ -5,12 +5,13 @@
 
 Starts its own nginx-rtmp and `tessera serve` on free loopback ports. Then, for each mode:
 
-1. Added delay. A sender (Python writing raw frames at their wall-clock instants into the `ffmpeg`
-   command line: x264 ultrafast, zero latency) flashes white every two seconds. The same sender is
-   pushed (a) straight to nginx over RTMP and (b) as RTP into a Tessera task whose one region fills
-   the canvas, published to nginx. A player (`ffmpeg`, no buffering, low delay) reads each stream
-   back and notes when each flash arrives. Delay = arrival - the instant the flash frame was
-   written; Tessera's share = median via Tessera - median direct.
+1. Added delay. A sender (tests/live/flashclock.py: Python writing raw frames, each carrying its
+   number, at their wall-clock instants into the `ffmpeg` command line: x264 ultrafast, zero
+   latency) flashes white every two seconds. The same sender is pushed (a) straight to nginx over
+   RTMP and (b) as RTP into a Tessera task whose one region fills the canvas, published to nginx.
+   A player (`ffmpeg`, no buffering, low delay; flashclock's decoder) reads each stream back and
+   notes when each flash arrives. Delay = arrival - the instant that flash frame (by its number)
+   was written; Tessera's share = median via Tessera - median direct.
 2. POST → first RTMP packet: the time from `POST /v1/tasks` answering to nginx-rtmp starting the
    stream's publish (its `exec_publish` hook writes the time), and to the worker's output clock
    starting.
@@ -38,7 +39,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -46,13 +46,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "tests" / "live"))
 from benchtools import free_port, nginx_rtmp_command, wait_port  # noqa: E402
+from flashclock import SMALL_H, SMALL_W, VIDEO_CODEC, Decoder, FlashSender, glass_to_glass, rtp_args, rtp_sdp  # noqa: E402
 FPS = 30
 W, H = 640, 360
-SMALL_W, SMALL_H = 64, 36
-# A flash every two seconds: a delay up to that long is still matched to its own flash.
+# A flash every two seconds.
 FLASH_EVERY = 2 * FPS
-VIDEO_CODEC = ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", str(FPS), "-bf", "0", "-pix_fmt", "yuv420p"]
 
 
 def free_udp_pair() -> int:
@@ -109,147 +109,47 @@ class Api:
             return e.code, json.loads(e.read() or b"{}")
 
 
-class Player:
-    """`ffmpeg` reading an RTMP stream with no buffering; per decoded frame: arrival time
-    (CLOCK_MONOTONIC), timestamp and the frame, shrunk to 64x36 RGB."""
-
-    def __init__(self, procs: Processes, url: str, copyts: bool = False, sdp: bool = False):
-        # One output frame per decoded frame; with `copyts`, the stream's own timestamps. An SDP
-        # file (RTP) is read with no reordering wait: the loopback never reorders.
-        source = (["-protocol_whitelist", "file,udp,rtp", "-reorder_queue_size", "0"] if sdp else ["-rw_timeout", "30000000"])
-        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info"] + (["-copyts"] if copyts else []) + [
-               "-fflags", "nobuffer", "-flags", "low_delay",
-               "-probesize", "5000000", "-analyzeduration", "3000000"] + source + ["-i", url, "-map", "0:v:0",
-               "-vf", f"showinfo,scale={SMALL_W}:{SMALL_H}", "-fps_mode", "passthrough", "-pix_fmt", "rgb24",
-               "-f", "rawvideo", "-flush_packets", "1", "-"]
-        self.proc = procs.start(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.arrivals: list[float] = []
-        self.frames: list[bytes] = []
-        self.pts: list[float] = []
-        self.problems: list[str] = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._read_frames, daemon=True).start()
-        threading.Thread(target=self._read_info, daemon=True).start()
-
-    def _read_frames(self):
-        size = SMALL_W * SMALL_H * 3
-        while True:
-            data = self.proc.stdout.read(size)
-            if not data or len(data) < size:
-                return
-            now = time.monotonic()
-            with self.lock:
-                self.arrivals.append(now)
-                self.frames.append(data)
-
-    def _read_info(self):
-        pattern = re.compile(rb"pts_time:\s*([-0-9.]+)")
-        for line in self.proc.stderr:
-            if b"pts_time" not in line:
-                self.problems.append(line.decode(errors="replace").strip())
-            m = pattern.search(line)
-            if m:
-                with self.lock:
-                    self.pts.append(float(m.group(1)))
-
-    def snapshot(self):
-        with self.lock:
-            return list(self.arrivals), list(self.frames), list(self.pts)
+def play(procs: Processes, url: str, copyts: bool = False, sdp: bool = False) -> Decoder:
+    """`ffmpeg` reading an RTMP stream (or, `sdp`, an SDP file's RTP) with no buffering and a
+    player's probe (5 MB, 3 s); per decoded frame: arrival time (CLOCK_MONOTONIC), timestamp and
+    the frame, shrunk to 64x36 RGB. With `copyts`, the stream's own timestamps."""
+    # An SDP file (RTP) is read with no reordering wait: the loopback never reorders.
+    source = (["-protocol_whitelist", "file,udp,rtp", "-reorder_queue_size", "0"] if sdp else ["-rw_timeout", "30000000"])
+    return Decoder(url, options=["-probesize", "5000000", "-analyzeduration", "3000000", *source], copyts=copyts,
+                   start=procs.start)
 
 
-def brightness(frame: bytes) -> float:
-    return sum(frame[::3]) / (len(frame) / 3)
-
-
-def pixel(frame: bytes, x: int, y: int) -> tuple[int, int, int]:
-    i = (y * SMALL_W + x) * 3
-    return frame[i], frame[i + 1], frame[i + 2]
-
-
-class FlashSender:
-    """Raw grey frames written at their wall-clock instants into ffmpeg; every two seconds one white
-    frame, whose writing instant is noted."""
-
-    def __init__(self, procs: Processes, output_args: list[str], seconds: float):
-        # With a (silent) voice as a host's app sends it, so both paths carry audio and video.
-        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "gray",
-               "-s", f"{W}x{H}", "-r", str(FPS), "-i", "-", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo"] + output_args
-        self.proc = procs.start(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)  # -f rtp prints its SDP
-        self.flashes: list[float] = []
-        self.seconds = seconds
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self):
-        dark, white = bytes([40]) * (W * H), bytes([235]) * (W * H)
-        start = time.monotonic()
-        for n in range(int(self.seconds * FPS)):
-            due = start + n / FPS
-            delay = due - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            flash = n % FLASH_EVERY == FLASH_EVERY // 2
-            try:
-                self.proc.stdin.write(white if flash else dark)
-                self.proc.stdin.flush()
-            except (BrokenPipeError, ValueError):
-                return
-            if flash:
-                self.flashes.append(time.monotonic())
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-
-    def join(self):
-        self.thread.join()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
-def flash_delays(sent: list[float], arrivals: list[float], frames: list[bytes]) -> list[float]:
-    """Each flash seen (a dark → bright edge) matched to the latest flash written before it."""
-    delays = []
-    was_bright = True  # ignore a stream that starts on a flash
-    for arrival, frame in zip(arrivals, frames):
-        bright = brightness(frame) > 140
-        if bright and not was_bright:
-            earlier = [s for s in sent if s <= arrival]
-            if earlier and arrival - earlier[-1] < 0.95 * FLASH_EVERY / FPS:
-                delays.append(arrival - earlier[-1])
-        was_bright = bright
-    return delays
+def flash_sender(procs: Processes, output_args: list[str], seconds: float) -> FlashSender:
+    """Numbered grey frames written at their wall-clock instants into ffmpeg, with a (silent) voice
+    as a host's app sends it, so both paths carry audio and video; every two seconds a white one."""
+    return FlashSender(output_args, seconds, W, H, FPS, FLASH_EVERY, log=sys.stderr, start=procs.start)
 
 
 def watch_flashes(procs, sender: FlashSender, url: str, settle: float, sdp: bool = False) -> list[float]:
-    """Plays `url` from `settle` seconds after the sender started until it ends; the flash delays seen."""
+    """Plays `url` from `settle` seconds after the sender started until it ends; the delay of each
+    flash seen (found by its frame number): its arrival minus the instant it was written."""
     time.sleep(settle)
-    player = Player(procs, url, sdp=sdp)
+    player = play(procs, url, sdp=sdp)
     sender.join()
     time.sleep(1.0)
-    arrivals, frames, _ = player.snapshot()
+    frames = player.snapshot()
     procs.stop(player.proc)
-    if not arrivals:
-        print(f"# the player of {url} saw no frame: {player.problems[-12:]}", file=sys.stderr)
-    return flash_delays(sender.flashes, arrivals, frames)
+    if not frames:
+        print(f"# the player of {url} saw no frame: {player.log[-12:]}", file=sys.stderr)
+    return glass_to_glass(sender, frames)
 
 
 def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tuple[list[float], list[float]]:
     # (a) straight to nginx.
     direct_name = f"direct-{tag}"
-    sender = FlashSender(procs, ["-map", "0:v", "-map", "1:a"] + VIDEO_CODEC + ["-c:a", "aac", "-b:a", "64k", "-shortest",
-                                 "-f", "flv", f"{rtmp}/{direct_name}"], seconds)
+    sender = flash_sender(procs, ["-map", "0:v", "-map", "1:a", *VIDEO_CODEC, "-g", str(FPS), "-c:a", "aac", "-b:a", "64k",
+                                  "-shortest", "-f", "flv", f"{rtmp}/{direct_name}"], seconds)
     direct = watch_flashes(procs, sender, f"{rtmp}/{direct_name}", settle=1.0)
 
     # (b) RTP into a Tessera task, published to nginx.
     port, audio_port = free_udp_pair(), free_udp_pair()
-    sdp = (f"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=flash\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
-           f"m=video {port} RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\n"
-           f"m=audio {audio_port} RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n")
     task_id = f"flash-{tag}"
-    doc = {"taskId": task_id, "pace": "realtime", "inputs": [{"id": "cam", "rtp": {"sdp": sdp}}],
+    doc = {"taskId": task_id, "pace": "realtime", "inputs": [{"id": "cam", "rtp": {"sdp": rtp_sdp(port, audio_port)}}],
            "encoder": {"video": {"width": W, "height": H, "fps": FPS, "bitrateKbps": 1500, "preset": "veryfast",
                                  "latency": mode}},
            "layout": {"regions": [{"input": "cam", "x": 0, "y": 0, "width": W, "height": H}]},
@@ -257,26 +157,10 @@ def measure_flashes(procs, rtmp, api, mode: str, seconds: float, tag: str) -> tu
     code, body = api.call("POST", "/v1/tasks", doc)
     if code != 201:
         raise SystemExit(f"POST answered {code}: {body}")
-    sender = FlashSender(procs, ["-map", "0:v"] + VIDEO_CODEC + ["-f", "rtp", "-payload_type", "96",
-                                 f"rtp://127.0.0.1:{port}?rtcpport={port + 1}",
-                                 "-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-shortest", "-f", "rtp", "-payload_type", "111",
-                                 f"rtp://127.0.0.1:{audio_port}?rtcpport={audio_port + 1}"], seconds)
+    sender = flash_sender(procs, rtp_args(port, audio_port, FPS), seconds)
     via = watch_flashes(procs, sender, f"{rtmp}/{task_id}", settle=1.5)
     api.call("DELETE", f"/v1/tasks/{task_id}")
     return direct, via
-
-
-def rtp_sdp(port: int, audio_port: int) -> str:
-    """What the flash sender's two RTP streams are: H.264 and Opus."""
-    return (f"v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=flash\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
-            f"m=video {port} RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\na=fmtp:96 packetization-mode=1\r\n"
-            f"m=audio {audio_port} RTP/AVP 111\r\na=rtpmap:111 opus/48000/2\r\n")
-
-
-def rtp_sender_args(port: int, audio_port: int) -> list[str]:
-    return (["-map", "0:v"] + VIDEO_CODEC + ["-f", "rtp", "-payload_type", "96", f"rtp://127.0.0.1:{port}?rtcpport={port + 1}",
-            "-map", "1:a", "-c:a", "libopus", "-b:a", "64k", "-shortest", "-f", "rtp", "-payload_type", "111",
-            f"rtp://127.0.0.1:{audio_port}?rtcpport={audio_port + 1}"])
 
 
 def measure_room(procs, api, mode: str, seconds: float, tag: str, work: Path) -> tuple[list[float], list[float]]:
@@ -285,7 +169,7 @@ def measure_room(procs, api, mode: str, seconds: float, tag: str, work: Path) ->
     port, audio_port = free_udp_pair(), free_udp_pair()
     direct_sdp = work / f"room-direct-{tag}.sdp"
     direct_sdp.write_text(rtp_sdp(port, audio_port))
-    sender = FlashSender(procs, rtp_sender_args(port, audio_port), seconds)
+    sender = flash_sender(procs, rtp_args(port, audio_port, FPS), seconds)
     direct = watch_flashes(procs, sender, str(direct_sdp), settle=1.0, sdp=True)
 
     # (b) into a task, out of its RTP output.
@@ -309,7 +193,7 @@ def measure_room(procs, api, mode: str, seconds: float, tag: str, work: Path) ->
         time.sleep(0.1)
     else:
         raise SystemExit(f"{task_id}: the RTP output reported no SDP")
-    sender = FlashSender(procs, rtp_sender_args(port, audio_port), seconds)
+    sender = flash_sender(procs, rtp_args(port, audio_port, FPS), seconds)
     via = watch_flashes(procs, sender, str(room_sdp), settle=1.5, sdp=True)
     api.call("DELETE", f"/v1/tasks/{task_id}")
     return direct, via
@@ -340,7 +224,7 @@ def clock_zero(log: Path, task_id: str, timeout: float = 10) -> float:
 def measure_post_and_patch(procs, rtmp, api, mode: str, media: Path, log: Path, tag: str) -> tuple[float, float, float, float]:
     task_id = f"patch-{tag}"
     url = f"{rtmp}/{task_id}"
-    player = Player(procs, url, copyts=True)
+    player = play(procs, url, copyts=True)
     time.sleep(1.0)  # the player is waiting on the unpublished stream
     code, body = api.call("POST", "/v1/tasks", colour_task(task_id, url, "#0000FF", mode, media))
     posted, posted_wall = time.monotonic(), time.time()
@@ -361,16 +245,17 @@ def measure_post_and_patch(procs, rtmp, api, mode: str, media: Path, log: Path, 
     if code != 200:
         raise SystemExit(f"PATCH answered {code}: {body}")
     time.sleep(1.5)
-    arrivals, frames, pts = player.snapshot()
+    frames = player.snapshot()
     procs.stop(player.proc)
     api.call("DELETE", f"/v1/tasks/{task_id}")
     # Frame index from the stream timestamp: frame N at N / fps plus the AAC priming every Tessera
     # output is shifted by (1024 samples at 48 kHz).
-    count = min(len(frames), len(pts))
-    for frame, t in zip(frames[:count], pts[:count]):
-        r, g, b = pixel(frame, SMALL_W - 4, SMALL_H - 4)
+    for frame in frames:
+        if frame.pts != frame.pts:      # no timestamp read for it (NaN)
+            continue
+        r, g, b = frame.pixel(SMALL_W - 4, SMALL_H - 4)
         if r > 150 and b < 100:
-            index = round((t - 1024 / 48000) * FPS)
+            index = round((frame.pts - 1024 / 48000) * FPS)
             left = zero + index / FPS
             return publish_ms, (zero - posted) * 1000, (left - patched) * 1000, (left - patched) * FPS
     raise SystemExit("no red frame after the PATCH")

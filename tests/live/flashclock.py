@@ -6,9 +6,10 @@
   black/white cells along the bottom (bit 0 and bit 15 always white: the strip is there); every
   `flash_every` frames the frame is white above the strip. Each frame's writing instant is kept.
 - `Decoder`: `ffmpeg` decoding fragmented MP4 fed to its stdin (init + parts / segments, as an HLS
-  client fetches them) or a URL (RTMP), one thread, no buffering; every decoded frame shrunk to
-  64x36 RGB with its arrival time, pts, and the moment a player starting with the first frame
-  would show it (stalls move that clock on, as a player's does).
+  client fetches them) or a URL (RTMP, an SDP file), one thread, no buffering; every decoded frame
+  shrunk to 64x36 RGB with its arrival time, pts, and the moment a player starting with the first
+  frame would show it (stalls move that clock on, as a player's does). bench/latency.py plays its
+  streams with it too.
 - `frame_number(frame)`, `glass_to_glass(sender, frames, when)`: the delay of every flash seen.
 """
 from __future__ import annotations
@@ -43,14 +44,14 @@ class FlashSender:
     """Numbered grey frames into ffmpeg at their instants; a white flash every `flash_every` frames."""
 
     def __init__(self, output_args: list[str], seconds: float, width: int = 640, height: int = 360, fps: int = 30,
-                 flash_every: int = 60, log=None):
+                 flash_every: int = 60, log=None, start=subprocess.Popen):
+        # `start`: what starts the ffmpeg (a bench passes its own, which stops it at the end).
         self.width, self.height, self.fps, self.flash_every = width, height, fps, flash_every
         self.seconds = seconds
         cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "gray",
                "-s", f"{width}x{height}", "-r", str(fps), "-i", "-",
                "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", *output_args]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                     stderr=log or subprocess.DEVNULL)
+        self.proc = start(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log or subprocess.DEVNULL)
         self.sent: dict[int, float] = {}      # frame number → CLOCK_MONOTONIC written
         self.flashes: list[int] = []          # numbers of the flash frames
         self._stop = threading.Event()
@@ -136,17 +137,24 @@ def frame_number(f: DecodedFrame) -> int | None:
 
 
 class Decoder:
-    """ffmpeg decoding fMP4 written to `feed()` (source None) or read from `source`."""
+    """ffmpeg decoding fMP4 written to `feed()` (source None) or read from `source`.
 
-    def __init__(self, source: str | None = None):
-        inp = ["-f", "mp4", "-i", "pipe:0"] if source is None else ["-rw_timeout", "30000000", "-i", source]
-        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info", "-copyts",
-               "-fflags", "nobuffer", "-flags", "low_delay", "-threads", "1",
-               "-probesize", "32768", "-analyzeduration", "0", *inp, "-map", "0:v:0",
+    `options`: the input's options instead of the defaults (one thread, 32 KiB probe, no analysis;
+    a 30 s read time-out on a URL); `copyts`: the stream's own timestamps (else from 0); `start`:
+    what starts the ffmpeg (a bench passes its own, which stops it at the end)."""
+
+    def __init__(self, source: str | None = None, *, options: list[str] | None = None, copyts: bool = True,
+                 start=subprocess.Popen):
+        if options is None:
+            options = ["-threads", "1", "-probesize", "32768", "-analyzeduration", "0"]
+            options += [] if source is None else ["-rw_timeout", "30000000"]
+        inp = ["-f", "mp4", "-i", "pipe:0"] if source is None else ["-i", source]
+        cmd = ["ffmpeg", "-hide_banner", "-nostdin", "-nostats", "-loglevel", "info", *(["-copyts"] if copyts else []),
+               "-fflags", "nobuffer", "-flags", "low_delay", *options, *inp, "-map", "0:v:0",
                "-vf", f"showinfo,scale={SMALL_W}:{SMALL_H}", "-fps_mode", "passthrough", "-pix_fmt", "rgb24",
                "-f", "rawvideo", "-flush_packets", "1", "pipe:1"]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if source is None else subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = start(cmd, stdin=subprocess.PIPE if source is None else subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.frames: list[DecodedFrame] = []
         self.log: list[str] = []
         self.stalls = 0
