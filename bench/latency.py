@@ -289,7 +289,7 @@ def main() -> int:
         log = work / "serve.log"
         with open(log, "wb") as out:
             procs.start([args.tessera, "serve", "--host", "127.0.0.1", "--port", str(api_port), "--media-root", str(work),
-                         "--output-dir", str(work / "out"), "--log-level", "notice"], stdout=out, stderr=subprocess.STDOUT)
+                         "--output-dir", str(work / "out"), "--log-level", "info"], stdout=out, stderr=subprocess.STDOUT)
         wait_port(api_port)
         api = Api(f"http://127.0.0.1:{api_port}")
         rtmp = f"rtmp://127.0.0.1:{rtmp_port}/live"
