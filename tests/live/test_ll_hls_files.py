@@ -18,7 +18,7 @@ import pytest
 
 from helpers import TESSERA_BIN, ffprobe, run_tessera
 from livetools import log_tail, wait_until
-from test_s3_output import download_prefix, moto, object_text, recording, servers, start_server  # noqa: F401 (fixtures)
+from test_s3_output import download_prefix, keys_under, moto, object_text, servers, small_hls, start_server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.live
 
@@ -161,11 +161,8 @@ def test_s3_takes_segments_and_a_playlist_without_parts(tmp_path, media, monkeyp
     (parts stay in the spool: a bucket cannot answer blocking reloads), ENDLIST at the end."""
     srv = start_server(servers, tmp_path, media, monkeypatch, moto.url)
     api, s3 = srv.client, moto.client()
-    doc = recording("llhls-s3", clips.red, [{"url": "s3://rec/ll/show.m3u8",
-                                             "hls": {"segmentSeconds": 1, "lowLatency": {"partSeconds": 0.5}}}])
-    doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600)
-    doc["layout"]["regions"][0].update(width=320, height=240)
-    api.create(doc)
+    api.create(small_hls("llhls-s3", clips.red, "s3://rec/ll/show.m3u8",
+                         {"segmentSeconds": 1, "lowLatency": {"partSeconds": 0.5}}))
 
     def playlist():
         return object_text(s3, "rec", "ll/show.m3u8")
@@ -173,7 +170,7 @@ def test_s3_takes_segments_and_a_playlist_without_parts(tmp_path, media, monkeyp
     assert wait_until(lambda: playlist().count("#EXTINF") >= 3, 20), f"{playlist()!r}\n{log_tail(srv.log)}"
     live = playlist()
     assert "#EXT-X-PART" not in live and "PRELOAD-HINT" not in live and "#EXT-X-ENDLIST" not in live, live
-    keys = {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ll/")["Contents"]}
+    keys = keys_under(s3, "rec", "ll/")
     listed = [line for line in live.splitlines() if line and not line.startswith("#")]
     assert listed and all(f"ll/{name}" in keys for name in listed) and "ll/show_init.mp4" in keys, (listed, keys)
     assert api.delete("/v1/tasks/llhls-s3").status == 200

@@ -173,6 +173,14 @@ def recording(task_id: str, clip: str, outputs: list[dict]) -> dict:
     }
 
 
+def small_hls(task_id: str, clip: str, url: str, hls: dict, **video) -> dict:
+    """`recording` to one HLS output at 320x240, 600 kb/s (`video`: more encoder settings)."""
+    doc = recording(task_id, clip, [{"url": url, "hls": hls}])
+    doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600, **video)
+    doc["layout"]["regions"][0].update(width=320, height=240)
+    return doc
+
+
 def open_parts(s3, bucket: str, key: str) -> list[dict]:
     uploads = [u for u in s3.list_multipart_uploads(Bucket=bucket).get("Uploads", []) if u["Key"] == key]
     if not uploads:
@@ -192,11 +200,15 @@ def object_text(s3, bucket: str, key: str) -> str:
         return ""
 
 
+def keys_under(s3, bucket: str, prefix: str) -> set[str]:
+    return {o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=prefix)["Contents"]}
+
+
 def download_prefix(s3, bucket: str, prefix: str, folder: Path) -> Path:
     """Every object under `prefix` into the new `folder` by its last name, as a user's code
     downloads a recording to play it."""
     folder.mkdir()
-    for key in {o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=prefix)["Contents"]}:
+    for key in keys_under(s3, bucket, prefix):
         s3.download_file(bucket, key, str(folder / key.split("/")[-1]))
     return folder
 
@@ -251,17 +263,14 @@ def test_recording_goes_up_while_written_and_plays(tmp_path, media, monkeypatch,
 def test_hls_segments_and_playlists_go_up_as_they_are_finished(tmp_path, media, monkeypatch, moto, clips, servers):
     srv = start_server(servers, tmp_path, media, monkeypatch, moto.url)
     api, s3 = srv.client, moto.client()
-    doc = recording("hls-s3", clips.red, [{"url": "s3://rec/live/show.m3u8", "hls": {"segmentSeconds": 1}}])
-    doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600)
-    doc["layout"]["regions"][0].update(width=320, height=240)
-    api.create(doc)
+    api.create(small_hls("hls-s3", clips.red, "s3://rec/live/show.m3u8", {"segmentSeconds": 1}))
 
     def playlist():
         return object_text(s3, "rec", "live/show.m3u8")
 
     assert wait_until(lambda: playlist().count("#EXTINF") >= 3, 20), f"{playlist()!r}\n{log_tail(srv.log)}"
     live = playlist()
-    keys = {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="live/")["Contents"]}
+    keys = keys_under(s3, "rec", "live/")
     listed = [line for line in live.splitlines() if line and not line.startswith("#")]
     # Every segment a playlist names was in the store before it.
     assert all(f"live/{name}" in keys for name in listed), (listed, keys)
@@ -279,11 +288,8 @@ def test_hls_segments_and_playlists_go_up_as_they_are_finished(tmp_path, media, 
 def test_an_hls_ladder_goes_up_variants_before_their_master(tmp_path, media, monkeypatch, moto, clips, servers):
     srv = start_server(servers, tmp_path, media, monkeypatch, moto.url)
     api, s3 = srv.client, moto.client()
-    doc = recording("ladder-s3", clips.red, [{"url": "s3://rec/ladder/show.m3u8", "hls": {"segmentSeconds": 1}}])
-    doc["encoder"]["video"].update(width=320, height=240, bitrateKbps=600,
-                                   renditions=[{"width": 160, "height": 120, "bitrateKbps": 200}])
-    doc["layout"]["regions"][0].update(width=320, height=240)
-    api.create(doc)
+    api.create(small_hls("ladder-s3", clips.red, "s3://rec/ladder/show.m3u8", {"segmentSeconds": 1},
+                         renditions=[{"width": 160, "height": 120, "bitrateKbps": 200}]))
 
     def get(key):
         return object_text(s3, "rec", key)
@@ -294,7 +300,7 @@ def test_an_hls_ladder_goes_up_variants_before_their_master(tmp_path, media, mon
     variants = [line for line in master.splitlines() if line and not line.startswith("#")]
     assert sorted(variants) == ["show_r0.m3u8", "show_r1.m3u8"], master
     assert "RESOLUTION=320x240" in master and "RESOLUTION=160x120" in master, master
-    keys = {o["Key"] for o in s3.list_objects_v2(Bucket="rec", Prefix="ladder/")["Contents"]}
+    keys = keys_under(s3, "rec", "ladder/")
     assert all(f"ladder/{name}" in keys for name in variants), (variants, keys)
     assert wait_until(lambda: all(get(f"ladder/{v}").count("#EXTINF") >= 2 for v in variants), 20), \
         [get(f"ladder/{v}") for v in variants]
