@@ -17,6 +17,9 @@ on a loopback port, configured as a CDN edge in front of an LL-HLS origin is:
 - nginx counts max-age in whole seconds from the second it stored the answer, so a playlist with
   `max-age=1` is served for up to two seconds, and it sends no `Age` header (which hls.js uses to
   ask a stale first playlist again, RFC 8216bis appendix C);
+- `proxy_ignore_client_abort on`: a viewer that leaves while its request is held (a hinted part,
+  a blocking reload) does not cancel the origin request the others wait on behind the lock; the
+  answer is still kept for them (without it they wait for the lock, then ask the origin again);
 - buffering stays on: nginx caches only buffered answers, and the origin sends the hinted part
   whole once it is written (it holds the request, it does not stream a growing file);
 - HTTP/1.1 keep-alive to the origin; `X-Cache-Status: $upstream_cache_status` on every answer;
@@ -108,6 +111,7 @@ http {{
             proxy_cache_valid 404 10s;
             proxy_buffering on;
             proxy_read_timeout 30s;
+            proxy_ignore_client_abort on;
             add_header X-Cache-Status $upstream_cache_status always;
         }}
     }}

@@ -12,6 +12,7 @@ updates keep their own cache entries; a wrong viewer key is 404 through the CDN 
 CDN is set to keep 404s 10 s, the origin's `no-store` wins); the ffmpeg CLI plays the CDN's URL."""
 from __future__ import annotations
 
+import asyncio
 import http.client
 import statistics
 import time
@@ -21,7 +22,7 @@ import pytest
 from cdntools import CachingProxy, Served
 from flashclock import FlashSender, frame_number, glass_to_glass, rtp_args, rtp_sdp
 from livetools import TesseraServer, log_tail, wait_until
-from llhls_client import parse_playlist, play
+from llhls_client import HLSClient, parse_playlist, play
 from ports import free_port, free_udp_pair
 from test_ll_hls import assert_moving_picture, read_rgb_frames
 
@@ -164,6 +165,28 @@ def test_second_viewer_gets_media_from_the_cache_and_fresh_playlists(edge):
         f"a blocking reload for a part nobody asked before came from the cache: {[(s.uri, s.cache) for s in blocking]}"
     assert client.parts_fetched()[-1] > max(parse_name(n) for n in first_parts if n.count(".") == 2)
     assert_moving_picture(client.decoder.snapshot(), "second client via CDN", "\n".join(client.decoder.log[-10:]))
+
+
+def test_concurrent_viewers_cost_the_origin_one_request_per_part(edge):
+    # Two players at once, asking the same parts and blocking reloads at the same moments: the CDN
+    # sends each to the origin once (proxy_cache_lock) and answers the other from that.
+    since = time.time()
+    viewers = [HLSClient(edge.url(), "low") for _ in range(2)]
+
+    async def both():
+        await asyncio.gather(*(v.run(5) for v in viewers))
+
+    asyncio.run(both())
+    for v in viewers:
+        assert not v.errors and not v.hint_failures, (v.errors, v.hint_failures)
+    whole = set.intersection(*({f.name for f in v.fetches if f.status == 200 and f.name.endswith(".m4s")}
+                               for v in viewers))
+    assert len(whole) >= 10, f"{len(whole)} parts both viewers received"
+    served = [s for s in edge.cdn.log(since) if s.name in whole]
+    misses = {n: sum(1 for s in served if s.name == n and s.cache != "HIT") for n in whole}
+    assert all(count <= 1 for count in misses.values()), \
+        f"parts the origin was asked for more than once: {sorted(n for n, c in misses.items() if c > 1)}"
+    assert sum(1 for s in served if s.cache == "HIT") >= len(whole) - 2, [(s.name, s.cache) for s in served]
 
 
 def parse_name(name: str) -> tuple[int, int]:
