@@ -8,7 +8,7 @@ import TesseraService
 /// the task's HLS output that the key selects (no API token: viewers never hold it), with
 /// LL-HLS blocking playlist reloads (`HLSBlockingRequest`), delta updates and the preload-hinted
 /// part held until it is written; `GET /v1/tasks/{taskId}/thumbnail.jpg` (API token) the latest
-/// thumbnail. A task another node runs is redirected there.
+/// thumbnail. A task another node runs is answered by that node, through this one (`HLSOriginRelay`).
 ///
 /// What is served is decided by pure types (`HLSOriginFile`, `HLSBlockingRequest`,
 /// `HLSPlaylistSummary`); this reads files off the cooperative pool and waits on the task's
@@ -16,6 +16,8 @@ import TesseraService
 struct HLSOriginController<Context: RequestContext>: Sendable {
     let service: any TaskService
     let metrics: TesseraMetrics
+    /// Names this node in the `X-Tessera-Forwarded-By` of requests it passes on.
+    var nodeId = ProcessInfo.processInfo.hostName
 
     static var filePath: String { "/v1/tasks/{taskId}/hls/{viewerKey}/{fileName}" }
 
@@ -40,7 +42,7 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         do {
             switch try await service.hlsOrigin(taskId) {
             case .here(let local): task = local
-            case .elsewhere(let baseURL): return HLSOriginResponses.redirect(to: baseURL, request)
+            case .elsewhere(let baseURL): return await relay(request, to: baseURL, context: context)
             }
         } catch let error as ServiceError {
             if error.kind == .taskNotFound || error.kind == .invalidState { return refused("task", context: context) }
@@ -50,15 +52,15 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         var selected: HLSOriginOutput?
         for output in task.outputs where ConstantTime.equals(output.viewerKey, key) && selected == nil { selected = output }
         guard let output = selected else { return refused("key", context: context) }
-        guard let file = HLSOriginFile.classify(fileName, playlistName: output.playlistName) else {
+        guard let file = HLSOriginFile.classify(fileName, of: output, among: task.outputs) else {
             return refused("file", context: context)
         }
         if file.kind == .playlist { return await playlist(file, of: output, task: task, request: request, context: context) }
         let path = output.path(of: fileName)
         if let bytes = await Self.read(path) {
-            return HLSOriginResponses.file(bytes, file, cacheControl: HLSOriginFile.cacheControl(file.kind))
+            return media(bytes, file, request: request)
         }
-        return await hintedPart(file, of: output, task: task, context: context)
+        return await hintedPart(file, of: output, task: task, request: request, context: context)
     }
 
     /// A playlist: at once, or held until the part the request names is published.
@@ -68,7 +70,7 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         let directives: HLSBlockingRequest
         switch HLSBlockingRequest.parse(query) {
         case .success(let parsed): directives = parsed
-        case .failure(let refusal): return HLSOriginResponses.refusal(APIError(code: "BadRequest", httpStatus: 400, message: refusal.message))
+        case .failure(let refusal): return badRequest(refusal.message, context: context)
         }
         let path = output.path(of: file.name)
         guard let first = await Self.read(path) else { return refused("file", context: context) }
@@ -77,7 +79,7 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         let delta: Bool, blocking: Bool
         switch directives.decide(summary) {
         case .refuse(let message):
-            return HLSOriginResponses.refusal(APIError(code: "BadRequest", httpStatus: 400, message: message))
+            return badRequest(message, context: context)
         case .answer(let wantsDelta, let isBlocking):
             delta = wantsDelta; blocking = isBlocking
         case .hold(let awaited, let timeout, let wantsDelta):
@@ -104,10 +106,10 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
     /// (a player asks for it before it exists); any other missing file is a 404. The part is
     /// sent whole once the worker publishes it (parts are written aside and renamed, so a file
     /// that exists is complete).
-    private func hintedPart(_ file: HLSOriginFile, of output: HLSOriginOutput, task: HLSOriginTask,
+    private func hintedPart(_ file: HLSOriginFile, of output: HLSOriginOutput, task: HLSOriginTask, request: Request,
                             context: Context) async -> Response {
         guard let position = file.position, let playlistName = file.mediaPlaylistName,
-              HLSOriginFile.classify(playlistName, playlistName: output.playlistName)?.kind == .playlist else {
+              HLSOriginFile.classify(playlistName, of: output, among: task.outputs)?.kind == .playlist else {
             return refused("file", context: context)
         }
         let playlistPath = output.path(of: playlistName)
@@ -118,7 +120,7 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         // Written since the first look (the playlist now lists it, its hint names the next part).
         if awaited.isListed(in: summary) || task.newestPart(playlistPath: playlistPath).map(awaited.isReached(by:)) == true {
             guard let bytes = await Self.read(output.path(of: file.name)) else { return refused("file", context: context) }
-            return HLSOriginResponses.file(bytes, file, cacheControl: HLSOriginFile.cacheControl(file.kind))
+            return media(bytes, file, request: request)
         }
         guard summary.preloadHint == file.name, !summary.ended else { return refused("file", context: context) }
         let started = MonotonicClock.nanoseconds
@@ -126,7 +128,28 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
                                       timeoutSeconds: HLSBlockingRequest.timeoutSeconds(summary))
         recordHold(reached ? "answered" : "timeout", seconds: Double(MonotonicClock.nanoseconds &- started) / 1e9)
         guard reached, let bytes = await Self.read(output.path(of: file.name)) else { return refused("file", context: context) }
-        return HLSOriginResponses.file(bytes, file, cacheControl: HLSOriginFile.cacheControl(file.kind))
+        return media(bytes, file, request: request)
+    }
+
+    /// A media file (never a playlist), whole or the one byte range the request asks
+    /// (`HLSByteRange`: 206 with `Content-Range`, 416 past the end).
+    private func media(_ bytes: Data, _ file: HLSOriginFile, request: Request) -> Response {
+        let range = HLSByteRange.decide(request.headers[.range], length: bytes.count)
+        var response: Response
+        switch range {
+        case .whole:
+            response = HLSOriginResponses.file(bytes, file, cacheControl: HLSOriginFile.cacheControl(file.kind))
+        case .part(let first, let last):
+            response = HLSOriginResponses.file(bytes.subdata(in: first..<(last + 1)), file,
+                                               cacheControl: HLSOriginFile.cacheControl(file.kind))
+            response.status = .partialContent
+        case .unsatisfiable:
+            response = HLSOriginResponses.refusal(APIError(code: "RangeNotSatisfiable", httpStatus: 416,
+                                                           message: "the range asked for starts past the file's \(bytes.count) bytes"))
+        }
+        response.headers[.contentRange] = range.contentRange(length: bytes.count)
+        response.headers[.acceptRanges] = "bytes"
+        return response
     }
 
     /// `GET /v1/tasks/{taskId}/thumbnail.jpg`: the newest thumbnail any output of the task wrote.
@@ -135,7 +158,7 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         let taskId = raw.removingPercentEncoding ?? raw
         switch try await service.hlsOrigin(taskId) {
         case .elsewhere(let baseURL):
-            return HLSOriginResponses.redirect(to: baseURL, request)
+            return await relay(request, to: baseURL, context: context)
         case .here(let task):
             for path in task.latestThumbnails {
                 if let bytes = await Self.read(path) {
@@ -149,12 +172,36 @@ struct HLSOriginController<Context: RequestContext>: Sendable {
         }
     }
 
+    /// The node that runs the task answers (`HLSOriginRelay`); a request passed on already is not
+    /// passed on again (404, as for a task unknown here); an owner that cannot be reached is a 503.
+    private func relay(_ request: Request, to baseURL: String, context: Context) async -> Response {
+        guard !HLSOriginRelay.isForwarded(request) else { return refused("task", context: context) }
+        if let answer = await HLSOriginRelay.forward(request, to: baseURL, nodeId: nodeId) { return answer }
+        Metrics.Counter(label: "tessera_hls_origin_refused_total", dimensions: [("reason", "owner_unreachable")],
+                        factory: metrics.factory).increment()
+        context.logger.warning("HLS origin could not reach the node that runs the task", metadata: [
+            "node": .string(baseURL), "path": .string(request.uri.path)])
+        var error = APIError(code: "NodeUnavailable", httpStatus: 503, message: "the node that runs the task cannot be reached")
+        error.retryAfterSeconds = 2
+        return HLSOriginResponses.refusal(error)
+    }
+
     /// A refusal counted by why (`tessera_hls_origin_refused_total{reason}`: `task`, `key`,
-    /// `file`): a run of wrong keys shows there; the answer itself is the same 404 for all.
+    /// `file`; `directive` is a 400, `badRequest`): a run of wrong keys shows there; the answer
+    /// itself is the same 404 for all.
     private func refused(_ reason: String, context: Context) -> Response {
         Metrics.Counter(label: "tessera_hls_origin_refused_total", dimensions: [("reason", reason)], factory: metrics.factory).increment()
         context.logger.debug("HLS origin refused a request", metadata: ["reason": .string(reason)])
         return HLSOriginResponses.notFound()
+    }
+
+    /// A playlist request whose delivery directives are malformed or ask too far ahead: 400 with
+    /// the message naming the parameter, counted as `tessera_hls_origin_refused_total{reason="directive"}`.
+    private func badRequest(_ message: String, context: Context) -> Response {
+        Metrics.Counter(label: "tessera_hls_origin_refused_total", dimensions: [("reason", "directive")], factory: metrics.factory)
+            .increment()
+        context.logger.debug("HLS origin refused a playlist request", metadata: ["reason": .string(message)])
+        return HLSOriginResponses.refusal(APIError(code: "BadRequest", httpStatus: 400, message: message))
     }
 
     /// `tessera_hls_origin_holds_total{outcome}` and how long held requests waited.

@@ -12,19 +12,24 @@ struct HLSOriginService: TaskService {
     let folder: String
     let board: HLSProgressBoard
     static let key = "viewer-key-0123456789abcdef"
+    static let otherKey = "other-key-0123456789abcdef"
 
     var task: HLSOriginTask {
         HLSOriginTask(taskId: "room-1", outputs: [HLSOriginOutput(url: "live/room.m3u8", playlistPath: folder + "/room.m3u8",
-                                                                   viewerKey: Self.key)],
+                                                                   viewerKey: Self.key),
+                                                   HLSOriginOutput(url: "live/room_x.m3u8", playlistPath: folder + "/room_x.m3u8",
+                                                                   viewerKey: Self.otherKey)],
                       latestThumbnails: [folder + "/room_thumb_latest.jpg"], board: board)
     }
 
+    /// Tasks this node runs, and those another node runs (by its base URL; port 9 refuses).
+    var local: Set<String> = ["room-1"]
+    var remote: [String: String] = ["elsewhere": "http://127.0.0.1:9/"]
+
     func hlsOrigin(_ taskId: String) async throws -> HLSOriginRoute {
-        switch taskId {
-        case "room-1": return .here(task)
-        case "elsewhere": return .elsewhere(baseURL: "http://node-b:8080/")
-        default: throw ServiceError.taskNotFound(taskId)
-        }
+        if local.contains(taskId) { return .here(task) }
+        if let base = remote[taskId] { return .elsewhere(baseURL: base) }
+        throw ServiceError.taskNotFound(taskId)
     }
 
     func create(_ body: Data) async throws -> TaskStatus { throw ServiceError.shuttingDown }
@@ -63,6 +68,9 @@ struct HLSOriginService: TaskService {
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder + "/room_00000.m4s"))
         try Data([4, 5]).write(to: URL(fileURLWithPath: folder + "/room_00001.0.m4s"))
         try Data([9]).write(to: URL(fileURLWithPath: folder + "/secret.mp4"))
+        // Another output of the task in the same folder, whose stem starts with `room_`.
+        try playlist.replacingOccurrences(of: "room_", with: "room_x_").write(toFile: folder + "/room_x.m3u8", atomically: true, encoding: .utf8)
+        try Data([8]).write(to: URL(fileURLWithPath: folder + "/room_x_00000.m4s"))
         return folder
     }
 
@@ -101,11 +109,30 @@ struct HLSOriginService: TaskService {
         }
     }
 
+    @Test func aSegmentByteRangeIs206AndPastTheEndIs416() async throws {
+        try await withOrigin { client, _ in
+            var headers = HTTPFields()
+            headers[.range] = "bytes=1-"
+            let part = try await client.execute(uri: Self.uri("room_00000.m4s"), method: .get, headers: headers)
+            #expect(part.status == .partialContent)
+            #expect(Array(part.body.readableBytesView) == [2, 3])
+            #expect(part.headers[.contentRange] == "bytes 1-2/3")
+            #expect(part.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            headers[.range] = "bytes=3-"
+            let past = try await client.execute(uri: Self.uri("room_00000.m4s"), method: .get, headers: headers)
+            #expect(past.status == .rangeNotSatisfiable)
+            #expect(past.headers[.contentRange] == "bytes */3")
+            let whole = try await client.execute(uri: Self.uri("room_00000.m4s"), method: .get)
+            #expect(whole.status == .ok && whole.headers[.acceptRanges] == "bytes")
+        }
+    }
+
     @Test func aWrongKeyAnUnknownFileAndAForeignFileAreTheSame404() async throws {
         try await withOrigin { client, _ in
             var bodies: Set<String> = []
             for uri in [Self.uri("room.m3u8", key: "viewer-key-0123456789abcdeX"), Self.uri("room.m3u8", key: "short"),
                         Self.uri("room_00009.m4s"), Self.uri("secret.mp4"), Self.uri("..%2Fsecret.mp4"),
+                        Self.uri("room_x.m3u8"), Self.uri("room_x_00000.m4s"), Self.uri("room_00000.m4s", key: HLSOriginService.otherKey),
                         Self.uri("room.m3u8", task: "nope")] {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .notFound, "\(uri)")
@@ -114,6 +141,16 @@ struct HLSOriginService: TaskService {
                 bodies.insert(response.text)
             }
             #expect(bodies.count == 1)
+        }
+    }
+
+    @Test func eachOutputOfASharedFolderIsServedUnderItsOwnKeyOnly() async throws {
+        try await withOrigin { client, _ in
+            let mine = try await client.execute(uri: Self.uri("room_x_00000.m4s", key: HLSOriginService.otherKey), method: .get)
+            #expect(mine.status == .ok)
+            #expect(Array(mine.body.readableBytesView) == [8])
+            let playlist = try await client.execute(uri: Self.uri("room_x.m3u8", key: HLSOriginService.otherKey), method: .get)
+            #expect(playlist.status == .ok && playlist.text.contains("room_x_00000.m4s"))
         }
     }
 
@@ -172,6 +209,12 @@ struct HLSOriginService: TaskService {
             #expect(answer4.status == .badRequest)
             let answer5 = try await client.execute(uri: Self.uri("room.m3u8?_HLS_msn=9"), method: .get)
             #expect(answer5.status == .badRequest)
+            // A number too long for any stream (and for 64 bits): 400 naming the parameter, no crash.
+            let huge = try await client.execute(uri: Self.uri("room.m3u8?_HLS_msn=1&_HLS_part=92233720368547758070"), method: .get)
+            #expect(huge.status == .badRequest)
+            #expect(huge.text.contains("_HLS_part must be a whole number"))
+            let edge = try await client.execute(uri: Self.uri("room.m3u8?_HLS_msn=1&_HLS_part=999999999"), method: .get)
+            #expect(edge.status == .badRequest && edge.text.contains("_HLS_part 999999999"))
         }
     }
 
@@ -198,11 +241,47 @@ struct HLSOriginService: TaskService {
         }
     }
 
-    @Test func aTaskOnAnotherNodeIsRedirected() async throws {
-        try await withOrigin { client, _ in
-            let response = try await client.execute(uri: Self.uri("room.m3u8?_HLS_msn=3", task: "elsewhere"), method: .get)
-            #expect(response.status == .temporaryRedirect)
-            #expect(response.headers[.location] == "http://node-b:8080" + Self.uri("room.m3u8?_HLS_msn=3", task: "elsewhere"))
+    @Test func aTaskOnAnotherNodeIsAnsweredThroughThisOneOnceAndAnUnreachableOwnerIs503() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let board = HLSProgressBoard()
+        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, apiToken: Self.token)
+        let owner = HLSOriginService(folder: folder, board: board, local: ["room-1", "elsewhere"], remote: [:])
+        let ownerApp = makeTesseraApplication(service: owner, configuration: configuration, logger: TestServer.logger,
+                                              metrics: TesseraMetrics())
+        try await ownerApp.test(.live) { ownerClient in
+            let port = try #require(ownerClient.port)
+            let front = HLSOriginService(folder: folder, board: board, local: [], remote: ["elsewhere": "http://127.0.0.1:\(port)/",
+                                                                                        "gone": "http://127.0.0.1:9/"])
+            let app = makeTesseraApplication(service: front, configuration: configuration, logger: TestServer.logger,
+                                             metrics: TesseraMetrics())
+            try await app.test(.router) { client in
+                let playlist = try await client.execute(uri: Self.uri("room.m3u8?_HLS_msn=1&_HLS_part=0", task: "elsewhere"), method: .get)
+                #expect(playlist.status == .ok)
+                #expect(playlist.text == Self.playlist)
+                #expect(playlist.headers[.contentType] == "application/vnd.apple.mpegurl")
+                #expect(playlist.headers[.cacheControl] == "max-age=6")
+                #expect(playlist.headers[.accessControlAllowOrigin] == "*")
+                let segment = try await client.execute(uri: Self.uri("room_00000.m4s", task: "elsewhere"), method: .get)
+                #expect(segment.status == .ok && Array(segment.body.readableBytesView) == [1, 2, 3])
+                #expect(segment.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                let wrong = try await client.execute(uri: Self.uri("room.m3u8", key: "wrong-key-0123456789abcdef", task: "elsewhere"),
+                                                     method: .get)
+                #expect(wrong.status == .notFound)
+                // The thumbnail goes with the caller's token (a redirect to another host would drop it).
+                try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: folder + "/room_thumb_latest.jpg"))
+                let thumbnail = try await client.execute(uri: "/v1/tasks/elsewhere/thumbnail.jpg", method: .get, headers: bearer(Self.token))
+                #expect(thumbnail.status == .ok && Array(thumbnail.body.readableBytesView) == [0xFF, 0xD8, 0xFF])
+                #expect(thumbnail.headers[.contentType] == "image/jpeg")
+                // A request passed on already is not passed on again.
+                var marked = HTTPFields()
+                marked[HTTPFields.Element.Name(ForwardedRequest.header)!] = "node-a"
+                let again = try await client.execute(uri: Self.uri("room.m3u8", task: "elsewhere"), method: .get, headers: marked)
+                #expect(again.status == .notFound)
+                let gone = try await client.execute(uri: Self.uri("room.m3u8", task: "gone"), method: .get)
+                #expect(gone.status == .serviceUnavailable)
+                #expect(gone.headers[.accessControlAllowOrigin] == "*")
+            }
         }
     }
 

@@ -94,9 +94,41 @@ import TesseraTask
         [("_HLS_msn", "x")],
         [("_HLS_msn", "3"), ("_HLS_part", "1.5")],
         [("_HLS_skip", "yes")],
+        [("_HLS_msn", "+3")],
+        [("_HLS_msn", "1e3")],
+        [("_HLS_msn", " 3")],
+        [("_HLS_msn", "")],
+        [("_HLS_msn", "9223372036854775807"), ("_HLS_part", "0")],
+        [("_HLS_msn", "3"), ("_HLS_part", "9223372036854775807")],
+        [("_HLS_msn", "1000000000")],
+        [("_HLS_msn", "3"), ("_HLS_msn", "4")],
+        [("_HLS_msn", "٣")],
     ])
     func invalidDirectivesAreRefused(pairs: [(String, String)]) {
         guard case .failure = Self.parse(pairs) else { Issue.record("accepted \(pairs)"); return }
+    }
+
+    @Test func aRefusalNamesTheParameterAndTheValueShortened() throws {
+        guard case .failure(let refusal) = Self.parse([("_HLS_msn", String(repeating: "9", count: 40))]) else {
+            Issue.record("accepted"); return
+        }
+        #expect(refusal.message == "_HLS_msn must be a whole number from 0 to 999999999, not \"999999999999999999999999…\"")
+        guard case .failure(let part) = Self.parse([("_HLS_msn", "1"), ("_HLS_part", "x")]) else { Issue.record("accepted"); return }
+        #expect(part.message.hasPrefix("_HLS_part "))
+        guard case .failure(let twice) = Self.parse([("_HLS_skip", "YES"), ("_HLS_skip", "YES")]) else { Issue.record("accepted"); return }
+        #expect(twice.message == "_HLS_skip is given more than once")
+        // Another `_HLS_` name (a later edition's directive) is left alone, as are a CDN's.
+        #expect(try Self.parse([("_HLS_future", "1"), ("token", "a b")]).get() == HLSBlockingRequest())
+        // The largest number accepted is decided on without overflow.
+        let summary = HLSPlaylistSummary(text: Self.llPlaylist)
+        guard case .refuse = HLSBlockingRequest(msn: 12, part: 999_999_999).decide(summary) else { Issue.record("held"); return }
+        guard case .refuse = HLSBlockingRequest(msn: 999_999_999, part: 999_999_999).decide(summary) else { Issue.record("held"); return }
+    }
+
+    @Test func anEndedPlaylistAnswersAtOnceHoweverFarAheadTheRequestAsks() {
+        let ended = HLSPlaylistSummary(text: Self.llPlaylist + "#EXT-X-ENDLIST\n")
+        #expect(HLSBlockingRequest(msn: 99, part: 0).decide(ended) == .answer(delta: false, blocking: true))
+        #expect(HLSBlockingRequest(msn: 13, part: 50, skip: .yes).decide(ended) == .answer(delta: true, blocking: true))
     }
 
     @Test func aPartAlreadyListedIsAnsweredAtOnce() {
@@ -148,50 +180,6 @@ import TesseraTask
         #expect(segment.isReached(by: HLSPartPosition(msn: 13, part: 0)))
     }
 
-    // MARK: HLSOriginFile
-
-    @Test func theOutputsOwnFilesAreServedWithTheirTypeAndCaching() throws {
-        let cases: [(String, HLSOriginFile.Kind, String)] = [
-            ("room.m3u8", .playlist, "application/vnd.apple.mpegurl"),
-            ("room_delta.m3u8", .playlist, "application/vnd.apple.mpegurl"),
-            ("room_r1.m3u8", .playlist, "application/vnd.apple.mpegurl"),
-            ("room_00012.m4s", .immutable, "video/iso.segment"),
-            ("room_00012.3.m4s", .immutable, "video/iso.segment"),
-            ("room_init.mp4", .immutable, "video/mp4"),
-            ("room_00003.ts", .immutable, "video/mp2t"),
-            ("room_thumb_00001.jpg", .immutable, "image/jpeg"),
-            ("room_thumb_latest.jpg", .changing, "image/jpeg"),
-            ("room_sprite_00001.jpg", .changing, "image/jpeg"),
-            ("room_thumbnails.vtt", .changing, "text/vtt; charset=utf-8"),
-        ]
-        for (name, kind, type) in cases {
-            let file = try #require(HLSOriginFile.classify(name, playlistName: "room.m3u8"), "\(name)")
-            #expect(file.kind == kind, "\(name)")
-            #expect(file.contentType == type, "\(name)")
-        }
-        #expect(HLSOriginFile.cacheControl(.immutable) == "public, max-age=31536000, immutable")
-        #expect(HLSOriginFile.cacheControl(.playlist) == "max-age=1")
-        #expect(HLSOriginFile.cacheControl(.playlist, blocking: true, targetDuration: 2) == "max-age=12")
-        #expect(HLSOriginFile.cacheControl(.changing) == "max-age=1")
-    }
-
-    @Test(arguments: ["../room.m3u8", "room.m3u8/..", "..", ".room.m3u8", "room%2F..%2Fsecret.mp4", "other.m3u8",
-                      "roomx.m3u8", "room", "room_00001.exe", "room_notes.txt", "task.timeline.json", "room.mp4",
-                      "room_a\\b.ts", "", "room_\u{0}.ts"])
-    func otherNamesAreNotServed(name: String) {
-        #expect(HLSOriginFile.classify(name, playlistName: "room.m3u8") == nil)
-    }
-
-    @Test func partsSegmentsAndTheirPlaylistAreReadFromNames() throws {
-        let part = try #require(HLSOriginFile.classify("room_r1_00012.3.m4s", playlistName: "room.m3u8"))
-        #expect(part.position?.msn == 12 && part.position?.part == 3)
-        #expect(part.mediaPlaylistName == "room_r1.m3u8")
-        let segment = try #require(HLSOriginFile.classify("room_00007.ts", playlistName: "room.m3u8"))
-        #expect(segment.position?.msn == 7 && segment.position?.part == nil)
-        #expect(HLSOriginFile.classify("room_init.mp4", playlistName: "room.m3u8")?.position == nil)
-        #expect(HLSOriginFile.deltaName(of: "room.1.m3u8") == "room.1_delta.m3u8")
-    }
-
     // MARK: Viewer keys
 
     @Test func generatedKeysAreLongURLSafeAndDistinct() {
@@ -227,6 +215,28 @@ import TesseraTask
         let served = HLSOriginOutput.list(runPlan: plan, document: keyed)
         #expect(served.map(\.playlistPath) == ["/out/live/room.m3u8", "/out/live/b.m3u8"])
         #expect(served[0].playbackPath(taskId: "t 1") == "/v1/tasks/t%201/hls/generated-key-000000/room.m3u8")
+    }
+
+    // MARK: HLSEndedOrigins
+
+    @Test func anEndedTasksOriginIsKeptForAWhileTheNewestFirst() {
+        let ended = HLSEndedOrigins(keepSeconds: 600, capacity: 2)
+        func origin(_ id: String, outputs: Int = 1) -> HLSOriginTask {
+            HLSOriginTask(taskId: id, outputs: (0..<outputs).map { _ in
+                HLSOriginOutput(url: "a.m3u8", playlistPath: "/out/a.m3u8", viewerKey: "k") }, board: HLSProgressBoard())
+        }
+        ended.keep(origin("a"), now: 0)
+        #expect(ended.origin("a", now: 599)?.taskId == "a")
+        #expect(ended.origin("a", now: 600) == nil)
+        // No HLS output served: nothing to keep.
+        ended.keep(origin("none", outputs: 0), now: 0)
+        #expect(ended.origin("none", now: 1) == nil)
+        // At most `capacity`: the oldest goes.
+        ended.keep(origin("b"), now: 10)
+        ended.keep(origin("c"), now: 20)
+        ended.keep(origin("d"), now: 30)
+        #expect(ended.origin("b", now: 31) == nil)
+        #expect(ended.origin("c", now: 31)?.taskId == "c" && ended.origin("d", now: 31)?.taskId == "d")
     }
 
     // MARK: HLSProgressBoard

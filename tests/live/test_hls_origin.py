@@ -6,13 +6,20 @@ giving a viewer key: serve makes them at POST and the status names each output's
 Fetched as a viewer does, without the token: the playlists, a segment, a part; a wrong key or a
 file of another name is the same 404; CORS and Cache-Control as a CDN and a web player need them;
 a blocking reload held until the next part is listed; the preload-hinted part held until written;
-a delta update; bad directives 400; the latest thumbnail (with the token)."""
+a delta update; bad directives 400; the latest thumbnail (with the token). Last, as they change
+the task: a blocking reload for a part that does not come (the worker paused with SIGSTOP, as a
+stalled encoder) is a 503 after three target durations; and after the task ends (DELETE) a viewer
+gets the final playlist at once (`#EXT-X-ENDLIST`, however far ahead the reload asks), the
+segments as a VOD, and a 404 for a part past the end."""
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
+import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -200,6 +207,12 @@ def test_bad_directives_are_400_and_a_delta_update_skips(origin):
     path = playback(origin, 1)
     assert origin.get(path + "?_HLS_part=1")[0] == 400
     assert origin.get(path + "?_HLS_msn=99999")[0] == 400
+    # Garbage and numbers past 64 bits: a 400 naming the parameter, and the server still answers.
+    for query, name in (("_HLS_msn=1&_HLS_part=99999999999999999999999", "_HLS_part"), ("_HLS_msn=-1", "_HLS_msn"),
+                        ("_HLS_msn=0x10", "_HLS_msn"), ("_HLS_msn=1&_HLS_msn=2", "_HLS_msn"), ("_HLS_skip=no", "_HLS_skip")):
+        status, _, body, _ = origin.get(f"{path}?{query}")
+        assert status == 400 and json.loads(body)["error"]["message"].startswith(name), (query, status, body[:200])
+    assert origin.get(path)[0] == 200
     # CAN-SKIP-UNTIL is six target durations: wait until the playlist is longer than that.
     text = ready_playlist(origin, path, 9, timeout=30)
     msn, part, _ = next_part(text)
@@ -217,3 +230,59 @@ def test_latest_thumbnail(origin):
     assert got, f"no thumbnail: {origin.get(f'/v1/tasks/{TASK}/thumbnail.jpg', headers=headers)[:3]}"
     _, headers, data, _ = got
     assert headers["content-type"] == "image/jpeg" and data[:2] == b"\xff\xd8"
+
+
+def worker_pids(origin: Origin) -> list[int]:
+    pids = [p for p in origin.server.workers() if b"worker" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    assert pids, f"no worker process under serve {origin.server.pid}"
+    return pids
+
+
+def test_a_part_that_never_comes_is_503_after_three_target_durations(origin):
+    """The worker paused (a stalled encoder): the hinted part is not written, and the blocking
+    reload for it is released with 503 after three target durations (1 s each here), not before."""
+    path = playback(origin, 1)
+    text = ready_playlist(origin, path, 1)
+    target = int(re.search(r"#EXT-X-TARGETDURATION:(\d+)", text).group(1))
+    pids = worker_pids(origin)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        # Read after the pause: the playlist no longer moves, its hint names a part never written.
+        _, _, body, _ = origin.get(path)
+        msn, part, _ = next_part(body.decode())
+        status, headers, body, took = origin.get(f"{path}?_HLS_msn={msn}&_HLS_part={part}", timeout=20)
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    assert status == 503, (status, body[:300])
+    assert 2.5 * target <= took <= 4.5 * target, f"503 after {took:.2f} s, target duration {target} s"
+    assert headers["cache-control"] == "no-store" and headers["access-control-allow-origin"] == "*"
+    assert "three target durations" in json.loads(body)["error"]["message"]
+    # The worker goes on: the next part comes.
+    assert ready_playlist(origin, path, 1)
+
+
+def test_after_the_task_ends_viewers_get_the_final_playlist_at_once(origin):
+    """What a production origin does once the stream is over: the playlist with #EXT-X-ENDLIST
+    (no parts, no hint) at once for any reload, however far ahead it asks (a player then stops
+    polling; a 400 or a hold would only make it retry), the segments still served as a VOD while
+    the task is known (DELETE stops it; its viewer key keeps working), a part past the end a 404."""
+    path = playback(origin, 1)
+    status, final = origin.api("DELETE", f"/v1/tasks/{TASK}")
+    assert status == 200 and final["state"] == "stopped", final
+    status, headers, body, took = origin.get(path)
+    text = body.decode()
+    assert status == 200 and "#EXT-X-ENDLIST" in text and "#EXT-X-PRELOAD-HINT" not in text, text[-400:]
+    last = int(re.search(r"#EXT-X-MEDIA-SEQUENCE:(\d+)", text).group(1)) + text.count("#EXTINF") - 1
+    for ahead in (1, 50):
+        status, headers, body, took = origin.get(f"{path}?_HLS_msn={last + ahead}&_HLS_part=0")
+        assert status == 200 and took < 1, (ahead, status, took, body[:200])
+        assert "#EXT-X-ENDLIST" in body.decode()
+    base = path.rsplit("/", 1)[0]
+    segment = [line for line in text.splitlines() if line and not line.startswith("#")][-1]
+    status, _, data, _ = origin.get(f"{base}/{segment}")
+    assert status == 200 and len(data) > 1000, (segment, status, len(data))
+    never = f"room_{last + 1:05d}.0.m4s"           # the part after the last: no hint names it any more
+    status, _, _, took = origin.get(f"{base}/{never}")
+    assert status == 404 and took < 1, (never, status, took)

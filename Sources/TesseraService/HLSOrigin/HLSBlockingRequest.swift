@@ -53,20 +53,30 @@ public struct HLSBlockingRequest: Sendable, Equatable {
     }
 
     /// Reads the directives from the query's (name, value) pairs. Other parameters are left to
-    /// others (a CDN's cache-busting token); a directive that is not a number (or `YES` / `v2`),
-    /// or `_HLS_part` without `_HLS_msn`, is refused as the specification says.
+    /// others (a CDN's cache-busting token, a directive of a later edition). A directive given
+    /// twice, a number that is not plain ASCII digits (at most nine: no sign, and no overflow in
+    /// `decide`'s arithmetic), a `_HLS_skip` other than `YES` / `v2`, or `_HLS_part` without
+    /// `_HLS_msn` is refused, the message naming the parameter and (shortened) the value given.
     public static func parse(_ query: [(name: String, value: String)]) -> Result<HLSBlockingRequest, HLSRequestRefusal> {
         var request = HLSBlockingRequest()
-        for (name, value) in query {
+        var seen: Set<String> = []
+        for (name, value) in query where ["_HLS_msn", "_HLS_part", "_HLS_skip"].contains(name) {
+            guard seen.insert(name).inserted else { return .failure(HLSRequestRefusal("\(name) is given more than once")) }
             switch name {
             case "_HLS_msn":
-                guard let number = Int(value), number >= 0 else { return .failure(HLSRequestRefusal("_HLS_msn must be a whole number ≥ 0")) }
+                guard let number = HLSOutputNames.number(Substring(value), minDigits: 1) else {
+                    return .failure(HLSRequestRefusal("\(name) must be a whole number from 0 to 999999999, not \(quoted(value))"))
+                }
                 request.msn = number
             case "_HLS_part":
-                guard let number = Int(value), number >= 0 else { return .failure(HLSRequestRefusal("_HLS_part must be a whole number ≥ 0")) }
+                guard let number = HLSOutputNames.number(Substring(value), minDigits: 1) else {
+                    return .failure(HLSRequestRefusal("\(name) must be a whole number from 0 to 999999999, not \(quoted(value))"))
+                }
                 request.part = number
             case "_HLS_skip":
-                guard let skip = Skip(rawValue: value) else { return .failure(HLSRequestRefusal("_HLS_skip must be YES or v2")) }
+                guard let skip = Skip(rawValue: value) else {
+                    return .failure(HLSRequestRefusal("\(name) must be YES or v2, not \(quoted(value))"))
+                }
                 request.skip = skip
             default:
                 continue
@@ -78,6 +88,11 @@ public struct HLSBlockingRequest: Sendable, Equatable {
         return .success(request)
     }
 
+    /// A value as a message shows it: quoted, at most 24 characters.
+    static func quoted(_ value: String) -> String {
+        "\"" + (value.count > 24 ? String(value.prefix(24)) + "…" : value) + "\""
+    }
+
     /// Whether the request carries a blocking directive.
     public var isBlocking: Bool { msn != nil }
 
@@ -87,6 +102,9 @@ public struct HLSBlockingRequest: Sendable, Equatable {
     public func decide(_ playlist: HLSPlaylistSummary) -> Decision {
         let delta = skip != nil && playlist.canSkipUntil != nil
         guard let msn, playlist.canBlockReload else { return .answer(delta: delta, blocking: false) }
+        // The stream is over (the task ended): nothing more will come, however far ahead the
+        // request asks; the final playlist at once tells the player so (a 400 or a hold would not).
+        if playlist.ended { return .answer(delta: delta, blocking: true) }
         let newest = playlist.newestMSN ?? -1
         if msn > newest + 2 {
             return .refuse("_HLS_msn \(msn) is more than two segments past the playlist's last (\(newest))")
@@ -99,7 +117,7 @@ public struct HLSBlockingRequest: Sendable, Equatable {
             }
         }
         let awaited: Awaited = part.map { .part(HLSPartPosition(msn: msn, part: $0)) } ?? .segment(msn)
-        if playlist.ended || Self.holds(awaited, playlist) { return .answer(delta: delta, blocking: true) }
+        if Self.holds(awaited, playlist) { return .answer(delta: delta, blocking: true) }
         return .hold(until: awaited, timeoutSeconds: Self.timeoutSeconds(playlist), delta: delta)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Which files of an HLS output the origin serves, and how: a name the output wrote (its stem
-/// `room`, then `.m3u8` or `_…`), in its playlist's folder, of a kind a player reads. Anything
-/// else is the same 404 as a wrong viewer key. Pure.
+/// Which files of an HLS output the origin serves, and how: a name the output itself wrote
+/// (`HLSOutputNames`: its playlists, init sections, segments, parts, thumbnails), in its
+/// playlist's folder, that no other output of the task in that folder owns. Anything else is the
+/// same 404 as a wrong viewer key. Pure.
 public struct HLSOriginFile: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// A media playlist or the multivariant one: answered fresh (blocking reloads apply).
@@ -20,48 +21,52 @@ public struct HLSOriginFile: Sendable, Equatable {
     public var contentType: String
     /// For a part (`room_00012.3.m4s`) or a segment (`room_00012.m4s`, part nil) of an LL-HLS
     /// output: its place in the playlist, so a hinted part not written yet can be waited for.
-    public var position: (msn: Int, part: Int?)? {
-        guard kind == .immutable, let dot = name.lastIndex(of: ".") else { return nil }
-        let base = name[..<dot]
-        guard let underscore = base.lastIndex(of: "_") else { return nil }
-        let numbers = base[base.index(after: underscore)...].split(separator: ".", omittingEmptySubsequences: false)
-        guard let first = numbers.first, !first.isEmpty, first.allSatisfy(\.isASCII), let msn = Int(first) else { return nil }
-        if numbers.count == 1 { return (msn, nil) }
-        guard numbers.count == 2, !numbers[1].isEmpty, let part = Int(numbers[1]) else { return nil }
-        return (msn, part)
-    }
-
+    public var position: (msn: Int, part: Int?)?
     /// The media playlist a part or segment belongs to (`room_r1_00012.3.m4s` → `room_r1.m3u8`).
-    public var mediaPlaylistName: String? {
-        guard position != nil, let dot = name.lastIndex(of: "."), let underscore = name[..<dot].lastIndex(of: "_") else { return nil }
-        return String(name[..<underscore]) + ".m3u8"
+    public var mediaPlaylistName: String?
+
+    public init(name: String, kind: Kind, contentType: String, position: (msn: Int, part: Int?)? = nil,
+                mediaPlaylistName: String? = nil) {
+        self.name = name; self.kind = kind; self.contentType = contentType
+        self.position = position; self.mediaPlaylistName = mediaPlaylistName
     }
 
     public static func == (lhs: HLSOriginFile, rhs: HLSOriginFile) -> Bool {
         lhs.name == rhs.name && lhs.kind == rhs.kind && lhs.contentType == rhs.contentType
+            && lhs.position?.msn == rhs.position?.msn && lhs.position?.part == rhs.position?.part
+            && lhs.mediaPlaylistName == rhs.mediaPlaylistName
     }
 
-    /// The file `name` of the output whose playlist is `playlistName` (`room.m3u8`), or nil when
-    /// the origin does not serve it: a path (no `/`, `\`, NUL, `%`), a hidden file, a name
-    /// another output or the task's own files could have (it must be the playlist, or start with
-    /// its stem and `_`), an extension no player reads.
-    public static func classify(_ name: String, playlistName: String) -> HLSOriginFile? {
-        guard !name.isEmpty, name.utf8.count <= 255, !name.hasPrefix("."),
-              !name.contains(where: { "/\\%\0".contains($0) || $0.isNewline }) else { return nil }
-        let stem = Self.stem(of: playlistName)
-        guard !stem.isEmpty, name == playlistName || name.hasPrefix(stem + "_") else { return nil }
-        guard let dot = name.lastIndex(of: ".") else { return nil }
-        let suffix = name[name.index(after: dot)...].lowercased()
-        guard let contentType = contentTypes[suffix] else { return nil }
-        let kind: Kind
-        if suffix == "m3u8" {
-            kind = .playlist
-        } else if suffix == "vtt" || name.hasPrefix(stem + "_thumb_latest.") || name.hasPrefix(stem + "_sprite_") {
-            kind = .changing
-        } else {
-            kind = .immutable
+    /// The file `name` of `output` as the origin serves it under that output's key, or nil: a
+    /// path (no `/`, `\`, NUL, `%`), a hidden file, a name the output does not write, or one
+    /// that another output of `outputs` in the same folder owns (`HLSOriginOutput.owns`).
+    public static func classify(_ name: String, of output: HLSOriginOutput, among outputs: [HLSOriginOutput]) -> HLSOriginFile? {
+        guard output.owns(name, among: outputs) else { return nil }
+        return classify(name, names: output.names)
+    }
+
+    /// The file `name` as `names`' output writes it, or nil when it never writes such a name.
+    public static func classify(_ name: String, names: HLSOutputNames) -> HLSOriginFile? {
+        guard isPlainName(name), let role = names.role(of: name), let dot = name.lastIndex(of: "."),
+              let contentType = contentTypes[name[name.index(after: dot)...].lowercased()] else { return nil }
+        switch role {
+        case .playlist:
+            return HLSOriginFile(name: name, kind: .playlist, contentType: contentType)
+        case .initialization, .thumbnail:
+            return HLSOriginFile(name: name, kind: .immutable, contentType: contentType)
+        case .thumbnailChanging:
+            return HLSOriginFile(name: name, kind: .changing, contentType: contentType)
+        case .segment(let playlist, let msn):
+            return HLSOriginFile(name: name, kind: .immutable, contentType: contentType, position: (msn, nil), mediaPlaylistName: playlist)
+        case .part(let playlist, let msn, let part):
+            return HLSOriginFile(name: name, kind: .immutable, contentType: contentType, position: (msn, part), mediaPlaylistName: playlist)
         }
-        return HLSOriginFile(name: name, kind: kind, contentType: contentType)
+    }
+
+    /// A single file name: no path, not hidden, nothing a file system or a log reads otherwise.
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && !name.hasPrefix(".")
+            && !name.contains(where: { "/\\%\0".contains($0) || $0.isNewline })
     }
 
     /// `room.m3u8` → `room`.

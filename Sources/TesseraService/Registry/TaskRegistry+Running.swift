@@ -55,6 +55,7 @@ extension TaskRegistry {
             }
         }
         if tasks[task.id] === task {
+            endedOrigins.keep(task.hlsOrigin)
             tasks[task.id] = nil
             rtp.release(taskId: task.id)
         }

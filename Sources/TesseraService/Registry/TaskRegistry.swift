@@ -17,6 +17,8 @@ public actor TaskRegistry {
     let configuration: RegistryConfiguration
     let store: any TaskStore
     var tasks: [String: ManagedTask] = [:]
+    /// HLS origins of tasks that ended here, served a while after `tasks` forgets them.
+    let endedOrigins = HLSEndedOrigins()
     /// Ids a `POST` here is recording and starting (`create`): the only path that launches them.
     var creating: Set<String> = []
     /// `POST`s of an id being created here, waiting for that creation's outcome.
