@@ -142,8 +142,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "TesseraCompositionTests", dependencies: ["TesseraComposition"], swiftSettings: unoptimizedTests),
-        .testTarget(name: "TesseraRTPTests", dependencies: ["TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
+        // Code more than one test target uses (a test target cannot import another): the seeded SplitMix64.
+        .target(name: "TesseraTestSupport", path: "Tests/TesseraTestSupport"),
+        .testTarget(name: "TesseraCompositionTests", dependencies: ["TesseraComposition", "TesseraTestSupport"], swiftSettings: unoptimizedTests),
+        .testTarget(name: "TesseraRTPTests", dependencies: ["TesseraRTP", "TesseraComposition", "TesseraTestSupport"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraTaskTests", dependencies: ["TesseraTask", "TesseraRTP", "TesseraComposition"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraPNGTests", dependencies: ["TesseraPNG", "TesseraComposition", "CZlib"], swiftSettings: unoptimizedTests),
         .testTarget(name: "TesseraHLSTests", dependencies: ["TesseraHLS"], swiftSettings: unoptimizedTests),

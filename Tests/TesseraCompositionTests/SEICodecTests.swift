@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraComposition
+import TesseraTestSupport
 
 @Suite struct SEICodecTests {
     static let uuid: [UInt8] = Array(0x10...0x1F)

@@ -1,5 +1,6 @@
 import Testing
 import TesseraRTP
+import TesseraTestSupport
 
 @Suite struct ClockDriftEstimatorTests {
     /// Queueing delay of one packet, the same on every run: 0–20 ms, and one packet in 30 up to

@@ -1,5 +1,6 @@
 import Testing
 import TesseraRTP
+import TesseraTestSupport
 
 @Suite struct RTCPSenderFeedbackTests {
     /// pion/rtcp packet_test.go's realPacket (from a packet dump): RR with one block, SDES CNAME,

@@ -34,30 +34,6 @@ import TesseraRTP
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast and good enough to drive a fuzzer.
-struct SplitMix64 {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func oneIn(_ odds: Int) -> Bool { below(odds) == 0 }
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-    /// Eight bytes per step, copied out at once: the fuzzer asks for kilobytes at a time.
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var words: [UInt64] = []
-        words.reserveCapacity(count / 8 + 1)
-        for _ in 0...count / 8 { words.append(next()) }
-        return words.withUnsafeBytes { Array($0.prefix(count)) }
-    }
-}
-
 /// One depacketizer under fuzzing, with what it was given and what it handed out.
 struct FuzzHarness<Depacketizer: RTPDepacketizer> {
     var depacketizer: Depacketizer

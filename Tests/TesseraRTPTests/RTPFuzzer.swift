@@ -1,4 +1,5 @@
 import TesseraRTP
+import TesseraTestSupport
 
 /// Makes the fuzzer's datagrams: runs of valid packets of every payload format, those packets
 /// mutated at the RTP layer, and payloads crafted to stress each format's length fields.
