@@ -8,13 +8,8 @@ import TesseraWorkerProtocol
     typealias H = MixHarness
 
     @Test func drawsEachInputInItsRegionOnEveryFrame() throws {
-        let mix = try H(H.sideBySide(), scripts: ["a": H.clip(H.red, until: 1), "b": H.clip(H.blue, until: 1)])
-        let record = try mix.run()
-        #expect(record.frames.count == 10)
-        for frame in record.frames {
-            #expect(frame.halves.left.isClose(to: H.red), "frame \(frame.index): \(frame.halves.left)")
-            #expect(frame.halves.right.isClose(to: H.blue), "frame \(frame.index): \(frame.halves.right)")
-        }
+        let mix = try H(H.sideBySide(), scripts: H.redAndBlue)
+        try H.expectHalves(mix.run()) { _ in (H.red, H.blue) }
     }
 
     /// An input that starts late and one that ends early: its region shows the region's own
@@ -26,28 +21,20 @@ import TesseraWorkerProtocol
         let record = try mix.run()
         // b runs 0.5 s from 0.5 s: the output lasts until 1.0 s.
         #expect(record.frames.map(\.index) == Array(0..<10))
-        for frame in record.frames {
-            let (left, right) = frame.halves
-            let time = Double(frame.index) / 10
-            #expect(left.isClose(to: time < 0.3 ? H.red : H.green), "frame \(frame.index) left: \(left)")
-            #expect(right.isClose(to: time < 0.5 ? H.green : H.blue), "frame \(frame.index) right: \(right)")
+        H.expectHalves(record) { index in
+            let time = Double(index) / 10
+            return (time < 0.3 ? H.red : H.green, time < 0.5 ? H.green : H.blue)
         }
     }
 
     /// `update` swaps the layout between two frames: the frame after the one that asked shows it.
     @Test func aLayoutUpdateTakesEffectAtTheNextFrame() throws {
-        let mix = try H(H.sideBySide(), scripts: ["a": H.clip(H.red, until: 1), "b": H.clip(H.blue, until: 1)])
+        let mix = try H(H.sideBySide(), scripts: H.redAndBlue)
         let swapped = try H(H.sideBySide(left: "b", right: "a"), scripts: [:]).task
         let pipeline = mix.pipeline
         mix.outputs.onEachFrame { index in if index == 4 { pipeline.update(swapped) } }
         let record = try mix.run()
-        #expect(record.frames.count == 10)
-        for frame in record.frames {
-            let (left, right) = frame.halves
-            let swappedNow = frame.index >= 5
-            #expect(left.isClose(to: swappedNow ? H.blue : H.red), "frame \(frame.index) left: \(left)")
-            #expect(right.isClose(to: swappedNow ? H.red : H.blue), "frame \(frame.index) right: \(right)")
-        }
+        H.expectSwapped(record, from: 5)
         // The update's outputs were handed on once (the same URL: kept as they are).
         #expect(record.outputUpdates.count == 1)
     }

@@ -12,29 +12,14 @@ private typealias H = MixHarness
     @Test func aScheduledUpdateSwapsTheLayoutAtItsFrame() throws {
         let swapped = ##"{"backgroundColor": "#000000", "regions": [{"input": "b", "x": 0, "y": 0, "width": 160, "height": 180, "backgroundColor": "#00FF00"}, {"input": "a", "x": 160, "y": 0, "width": 160, "height": 180, "backgroundColor": "#00FF00"}]}"##
         // 450 ms: the first frame at or after it is frame 5 (500 ms, at 10 fps).
-        let mix = try H(H.sideBySide(extra: #", "updates": [{"atMs": 450, "layout": \#(swapped)}]"#),
-                        scripts: ["a": H.clip(H.red, until: 1), "b": H.clip(H.blue, until: 1)])
-        let record = try mix.run()
-        #expect(record.frames.count == 10)
-        for frame in record.frames {
-            let (left, right) = frame.halves
-            let swappedNow = frame.index >= 5
-            #expect(left.isClose(to: swappedNow ? H.blue : H.red), "frame \(frame.index) left: \(left)")
-            #expect(right.isClose(to: swappedNow ? H.red : H.blue), "frame \(frame.index) right: \(right)")
-        }
+        let mix = try H(H.sideBySide(extra: #", "updates": [{"atMs": 450, "layout": \#(swapped)}]"#), scripts: H.redAndBlue)
+        try H.expectSwapped(mix.run(), from: 5)
     }
 
     @Test func anInputInAGapShowsItsRegionsBackground() throws {
         let inputs = #"[{"id": "a", "url": "a.mp4", "gaps": [{"fromMs": 300, "toMs": 600}]}, {"id": "b", "url": "b.mp4"}]"#
-        let mix = try H(H.sideBySide(inputs: inputs), scripts: ["a": H.clip(H.red, until: 1), "b": H.clip(H.blue, until: 1)])
-        let record = try mix.run()
-        #expect(record.frames.count == 10)
-        for frame in record.frames {
-            let (left, right) = frame.halves
-            let absent = (3..<6).contains(frame.index)
-            #expect(left.isClose(to: absent ? H.green : H.red), "frame \(frame.index) left: \(left)")
-            #expect(right.isClose(to: H.blue), "frame \(frame.index) right: \(right)")
-        }
+        let mix = try H(H.sideBySide(inputs: inputs), scripts: H.redAndBlue)
+        try H.expectHalves(mix.run()) { index in ((3..<6).contains(index) ? H.green : H.red, H.blue) }
     }
 
     /// A per-participant MKV states no picture durations and its demuxer guesses 1000 fps from the
