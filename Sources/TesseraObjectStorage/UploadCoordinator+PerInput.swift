@@ -8,6 +8,8 @@ struct LastObject: Sendable {
     var path: String
     var bucket: String
     var key: String
+    /// An earlier run's manifest: its spool copy stays, holding its name on this node for later runs.
+    var keepsSpool = false
 }
 
 /// Per-participant files (`s3://bucket/room42/{input}.webm`): they appear while the task runs, so
@@ -34,10 +36,42 @@ extension UploadCoordinator {
             if let reason = state.refusedBuckets[location.bucket] { uploader.giveUp(reason) }
             var entry = Entry(outputURL: output.url, file: file.url, uploader: uploader)
             entry.perInput = true
+            entry.input = file.input
             entry.writerFinished = file.endMicroseconds != nil
             state.entries.append(entry)
         }
         wake.signal()
+    }
+
+    /// What is known of earlier runs' per-participant objects once `prepare` ran: names the
+    /// recorders must not write over, and the files the status lists before this run's.
+    public var earlierRuns: EarlierPerInputFiles { state.withLock { $0.earlierRuns } }
+
+    /// A dead worker's open per-participant uploads completed (any input, any later file), and the
+    /// task's inputs' objects already in the store found (`HEAD`, first file and its `.1`, `.2`, …
+    /// names until one is missing): a restarted run starts its files after them, never over them.
+    func preparePerInput(_ output: ResolvedOutput, location: ObjectLocation, inputs: [String]) {
+        let pattern = PerInputKeyPattern(template: location.key), prefix = "s3://\(location.bucket)/"
+        let recovered = AbandonedUploads.completePerInput(client, location: location).map { status in
+            var status = status
+            status.input = pattern.match(String(status.file.dropFirst(prefix.count)))?.input
+            return status
+        }
+        var taken = Set<String>()
+        for input in inputs {
+            let first = PerInputRecording.fill(location.key, input: input)
+            for index in 0..<50 {
+                let key = RecordingFileNames.name(first, index: index)
+                guard (try? client.headObject(location.bucket, key: key)) != nil else { break }
+                taken.insert(location.spoolDirectory + key)
+            }
+        }
+        for status in recovered { taken.insert(location.spoolDirectory + status.file.dropFirst(prefix.count)) }
+        state.withLock { state in
+            state.settled[output.url, default: []] += recovered
+            state.earlierRuns.takenSpoolPaths.formUnion(taken)
+            state.earlierRuns.files[output.url, default: []] += recovered.map(\.file)
+        }
     }
 
     /// Sends the file at `path` to `location` after every other upload completed or failed, when
@@ -46,9 +80,25 @@ extension UploadCoordinator {
         state.withLock { $0.last = LastObject(outputURL: outputURL, path: path, bucket: location.bucket, key: location.key) }
     }
 
-    /// On the uploader thread, once nothing else is left: one `PUT`, retried twice.
+    /// Also sends, last, the manifests of earlier runs of the task that died before sending
+    /// theirs (`paths` in this bucket's spool: a killed worker's, on this node): they list the
+    /// files this run recovered, so that run can be mixed again too.
+    public func uploadEarlierManifests(_ paths: [String], beside location: ObjectLocation, outputURL: String) {
+        let earlier = paths.map { path in
+            LastObject(outputURL: outputURL, path: path, bucket: location.bucket, key: location.key(ofSpoolPath: path), keepsSpool: true)
+        }
+        state.withLock { $0.earlierManifests = earlier }
+    }
+
+    /// On the uploader thread, once nothing else is left: the earlier runs' manifests, then this
+    /// run's.
     func sendLast() {
-        guard let last = state.withLock({ $0.last }) else { return }
+        let (earlier, current) = state.withLock { ($0.earlierManifests, $0.last) }
+        for last in earlier + (current.map { [$0] } ?? []) { send(last) }
+    }
+
+    /// One `PUT`, retried twice.
+    private func send(_ last: LastObject) {
         let url = "s3://\(last.bucket)/\(last.key)"
         var status = ObjectUploadStatus(file: url, state: .failed, reason: "no manifest was written at \(last.path)")
         if let body = FileManager.default.contents(atPath: last.path) {
@@ -57,7 +107,7 @@ extension UploadCoordinator {
                 do {
                     try client.putObject(last.bucket, key: last.key, body: body, contentType: "application/json")
                     status = ObjectUploadStatus(file: url, state: .uploaded, bytes: Int64(body.count), parts: 1)
-                    try? FileManager.default.removeItem(atPath: last.path)
+                    if !last.keepsSpool { try? FileManager.default.removeItem(atPath: last.path) }
                     break
                 } catch {
                     status = ObjectUploadStatus(file: url, state: .failed, waitingBytes: Int64(body.count), reason: "\(error)")
@@ -65,7 +115,7 @@ extension UploadCoordinator {
             }
         }
         state.withLock { state in
-            state.last = nil
+            if !last.keepsSpool { state.last = nil }
             state.settled[last.outputURL, default: []].append(status)
         }
         changed()
@@ -95,4 +145,13 @@ extension UploadCoordinator {
         default: return "video/mp4"
         }
     }
+}
+
+/// Earlier runs' per-participant files, as the restarted run's worker found them in the store.
+public struct EarlierPerInputFiles: Sendable, Equatable {
+    /// Spool paths whose object exists (or was just completed): taken, as a spool file on disk is.
+    public var takenSpoolPaths: Set<String> = []
+    /// Per output URL (as given), the `s3://` files completed from a dead worker's uploads.
+    public var files: [String: [String]] = [:]
+    public init() {}
 }

@@ -32,6 +32,15 @@ public final class UploadCoordinator: Sendable {
         var perInput = false
         /// Its recorder finished it: the uploader is told at its next step.
         var writerFinished = false
+        /// A per-participant file's input, named in its status.
+        var input: String?
+
+        /// The uploader's status, with the input it records.
+        var status: ObjectUploadStatus {
+            var status = uploader.status
+            status.input = input
+            return status
+        }
     }
 
     struct State {
@@ -50,8 +59,12 @@ public final class UploadCoordinator: Sendable {
         var perInputOutputs: [ResolvedOutput] = []
         /// The object sent once every other upload is done (the timeline manifest).
         var last: LastObject?
+        /// Earlier runs' manifests a killed worker left unsent, sent before `last`.
+        var earlierManifests: [LastObject] = []
         /// Every per-participant file handed in so far (a late repeat of a report is not a new upload).
         var perInputFiles: Set<String> = []
+        /// What `prepare` found of earlier runs' per-participant files (`UploadCoordinator+PerInput`).
+        var earlierRuns = EarlierPerInputFiles()
     }
 
     let client: S3Client
@@ -91,7 +104,9 @@ public final class UploadCoordinator: Sendable {
 
     /// Checks buckets, completes abandoned uploads and fetches earlier playlists (each store
     /// call bounded; an unreachable store is left to the retries of the loop).
-    public func prepare(_ outputs: [ResolvedOutput]) {
+    /// `inputs`: the task's input ids, whose per-participant objects already in the store keep
+    /// their names (`earlierRuns`).
+    public func prepare(_ outputs: [ResolvedOutput], inputs: [String] = []) {
         for output in outputs {
             guard let location = output.upload else { continue }
             if state.withLock({ $0.refusedBuckets[location.bucket] == nil }) {
@@ -106,13 +121,11 @@ public final class UploadCoordinator: Sendable {
                 }
             }
             switch output.kind {
-            case .file:
-                let recovered = AbandonedUploads.complete(client, bucket: location.bucket, firstKey: location.key)
+            case .file(_, let container):
+                let recovered = AbandonedUploads.complete(client, location: location, layout: container == .ts ? .transportStream : .fragmentedMP4)
                 if !recovered.isEmpty { state.withLock { $0.settled[output.url, default: []] += recovered } }
-                // A dead worker's spool file on this node: its uploaded part is in the object now.
-                for status in recovered where status.state == .uploaded {
-                    try? FileManager.default.removeItem(atPath: location.spoolDirectory + status.file.dropFirst("s3://\(location.bucket)/".count))
-                }
+            case .perInput:
+                preparePerInput(output, location: location, inputs: inputs)
             case .hls(let hls):
                 for playlist in playlists(of: hls) {
                     let mirror = HLSMirror(bucket: location.bucket, key: location.key(ofSpoolPath: playlist.playlist),
@@ -211,7 +224,7 @@ public final class UploadCoordinator: Sendable {
             let active = state.withLock { state -> Bool in
                 state.entries.removeAll { entry in
                     guard entry.uploader.isDone else { return false }
-                    state.settled[entry.outputURL, default: []].append(entry.uploader.status)
+                    state.settled[entry.outputURL, default: []].append(entry.status)
                     state.budget.set(entry.file, waitingBytes: 0)
                     return true
                 }
@@ -234,7 +247,7 @@ public final class UploadCoordinator: Sendable {
     func publish(_ state: inout State) {
         var next: [String: [ObjectUploadStatus]] = [:]
         for entry in state.entries {
-            let status = entry.uploader.status
+            let status = entry.status
             next[entry.outputURL, default: []].append(status)
             state.budget.set(status.file, waitingBytes: status.waitingBytes)
         }

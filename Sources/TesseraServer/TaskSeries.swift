@@ -57,6 +57,9 @@ public struct TaskSeries: Sendable {
                                  help: "RTP packets of the input lost on the way (RTP inputs only).")
         var backlog = Family(name: "tessera_upload_backlog_bytes", type: "gauge",
                              help: "Bytes recorded by the task but not yet in object storage.")
+        var recordingFailed = Family(name: "tessera_recording_failed", type: "gauge",
+                                     help: "1 for each input whose per-participant recording (output is its index) failed: "
+                                         + "not written (a codec the container cannot hold, a write error) or not uploaded.")
 
         var seen = Set<String>()
         for status in statuses where nodeId == nil || status.node == nil || status.node == nodeId {
@@ -94,6 +97,9 @@ public struct TaskSeries: Sendable {
                 outputInfo.samples.append((labels + [("url", output.url)], 1))
                 count(&outputBytes, "bytes\u{0}\(index)", Double(output.bytes), labels)
                 waiting += (output.uploads ?? []).reduce(0) { $0 + max(0, $1.waitingBytes) }
+                for input in Self.failedRecordings(output) {
+                    recordingFailed.samples.append((labels + [("input", input)], 1))
+                }
             }
             for input in status.inputs {
                 let labels = taskLabel + [("input", input.id)]
@@ -106,7 +112,15 @@ public struct TaskSeries: Sendable {
         }
         // Tasks no longer listed (forgotten): nothing to keep.
         tracked = tracked.filter { seen.contains($0.key) }
-        return [cpu, frames, late, restarts, running, outputUp, outputInfo, outputBytes, inputUp, packetsLost, backlog]
+        return [cpu, frames, late, restarts, running, outputUp, outputInfo, outputBytes, inputUp, packetsLost, backlog,
+                recordingFailed]
+    }
+
+    /// The inputs whose per-participant recording in `output` failed: its recorder's
+    /// (`failedInputs`) and those a file of which the store did not take (`uploads[].input`).
+    public static func failedRecordings(_ output: OutputStatus) -> [String] {
+        let uploads = (output.uploads ?? []).filter { $0.state == .failed }.compactMap(\.input)
+        return Array(Set((output.failedInputs ?? []) + uploads)).sorted()
     }
 
     /// Prometheus text exposition (format 0.0.4) of `families`.

@@ -85,8 +85,9 @@ final class InputRecordings {
         // Listed as an absolute path, or for `s3://` outputs as the object the file becomes.
         let url = output.upload == nil ? path : PerInputRecording.fill(output.url, input: inputID)
         let shared = shared, outputURL = output.url, input = inputID
+        // A name an earlier run's object holds (a restarted worker) counts as taken, as a file on disk does.
         return ParticipantRecorder(input: inputID, path: path, url: url, formatName: recording.container.muxerName,
-                                   hasVideo: hasVideo) { event in
+                                   hasVideo: hasVideo, exists: { shared.isTaken($0) }) { event in
             switch event {
             case .file(let file): shared.fileReported(file, output: outputURL)
             case .failed(let reason): shared.failed(input: input, output: outputURL, reason: reason)

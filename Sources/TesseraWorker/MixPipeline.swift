@@ -84,6 +84,9 @@ public final class MixPipeline: Sendable {
     /// cannot see it (an object store refusing every upload of the task's only recordings).
     public func giveUp(reason: String) { control.giveUp(reason: reason) }
 
+    /// The per-participant outputs' shared state (a restarted run learns of earlier runs' files).
+    var perInputRecordings: PerInputRecordings { control.perInput }
+
     /// Live: swaps in an updated task (layout, audio, inputs, outputs) at the next output frame.
     /// The still images its layout names are decoded here, on the caller's thread, before the
     /// update is handed over: the output thread never waits on a file being decoded. (An image

@@ -4,6 +4,7 @@ import Synchronization
 import TesseraTask
 import TesseraMedia
 import TesseraWorkerProtocol
+import TesseraObjectStorage
 
 /// A task's per-participant outputs (`{input}` in the URL) as one place the inputs' threads and
 /// the status share: which outputs there are now (an update may add, remove, pause or resume
@@ -23,6 +24,9 @@ final class PerInputRecordings: Sendable {
 
     private let taskId: String
     private let state: Mutex<[Entry]>
+    /// Earlier runs' `s3://` files (a dead worker's uploads this run completed, objects in the
+    /// store): their names are not written over, and the status lists them first.
+    private let earlier = Mutex(EarlierPerInputFiles())
     /// Raised by every change of the outputs: each input's thread looks again at its next packet.
     private let generationCounter = Atomic<Int>(0)
     private let onFile: FileSink?
@@ -65,6 +69,28 @@ final class PerInputRecordings: Sendable {
         stateChanged.notify()
     }
 
+    /// What is known of earlier runs, before any file of this run opens: the uploads' findings
+    /// (`runs`: objects in the store, a dead worker's uploads completed) and the files the dead
+    /// runs' manifests list (`manifests`, by output URL), listed first in the status.
+    func noteEarlierRuns(_ runs: EarlierPerInputFiles, manifests: [String: [String]] = [:]) {
+        for file in runs.files.values.joined() {
+            Self.logger.notice("task \(taskId): per-participant file \(file) left open by an earlier worker of the task: completed from what reached the store (recovered)")
+        }
+        var merged = runs
+        merged.files = manifests
+        for (url, files) in runs.files {
+            merged.files[url, default: []] += files.filter { !(manifests[url] ?? []).contains($0) }
+        }
+        earlier.withLock { $0 = merged }
+        if !merged.files.isEmpty { stateChanged.notify() }
+    }
+
+    /// Whether a file's path is taken by an earlier run (its object is in the store): the
+    /// recorders treat it as existing, so this run's file takes the next name.
+    func isTaken(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path) || earlier.withLock { $0.takenSpoolPaths.contains(path) }
+    }
+
     // MARK: Reports from the inputs' threads
 
     func fileReported(_ file: RecordedFile, output url: String) {
@@ -83,11 +109,16 @@ final class PerInputRecordings: Sendable {
         onFile?(file)
     }
 
+    /// Told once: the status (`failed`, `lastError`, `failedInputs`), the metric the server makes
+    /// of it (`tessera_recording_failed`), and one log line — a later connection of the input
+    /// failing alike (a file input's codec again) repeats neither.
     func failed(input: String, output url: String, reason: String) {
-        state.withLock { entries in
-            guard let index = entries.firstIndex(where: { $0.output.url == url }) else { return }
-            entries[index].failures[input] = reason
+        let isNew = state.withLock { entries -> Bool in
+            guard let index = entries.firstIndex(where: { $0.output.url == url }) else { return false }
+            defer { entries[index].failures[input] = reason }
+            return entries[index].failures[input] == nil
         }
+        guard isNew else { return }
         Self.logger.error("task \(taskId): recording of input \(input) for \(URLRedaction.redact(url)) failed: \(reason)")
         stateChanged.notify()
     }
@@ -109,10 +140,12 @@ final class PerInputRecordings: Sendable {
     // MARK: Status
 
     /// One entry per per-input output: `files` every file of every input (and rejoin), oldest
-    /// first; `failed` when an input's recording failed (named in `lastError`), `paused`, `live`
-    /// once a file is open, else `connecting`; finished once the task ended or the output was removed.
+    /// first, earlier runs' recovered ones before this run's; `failed` when an input's recording
+    /// failed (named in `lastError` and `failedInputs`), `paused`, `live` once a file is open, else
+    /// `connecting`; finished once the task ended or the output was removed.
     func statuses(taskEnded: Bool) -> [OutputStatus] {
-        state.withLock { entries in
+        let earlierFiles = earlier.withLock { $0.files }
+        return state.withLock { entries in
             entries.map { entry in
                 let state: OutputStatus.State
                 if !entry.failures.isEmpty {
@@ -127,7 +160,8 @@ final class PerInputRecordings: Sendable {
                 let error = entry.failures.sorted { $0.key < $1.key }.map { "input \($0.key): \($0.value)" }.joined(separator: "; ")
                 var status = OutputStatus(url: URLRedaction.redact(entry.output.url), state: state, bytes: entry.bytes,
                                           lastError: error.isEmpty ? nil : error)
-                status.files = entry.files
+                status.files = (earlierFiles[entry.output.url] ?? []) + entry.files
+                status.failedInputs = entry.failures.isEmpty ? nil : entry.failures.keys.sorted()
                 return status
             }
         }

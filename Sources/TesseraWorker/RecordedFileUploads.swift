@@ -17,6 +17,20 @@ final class RecordedFileUploads: Sendable {
         }
     }
 
+    /// After the uploads' `prepare`, before the mix starts (no recorder has opened a file): what
+    /// earlier runs of the task left — objects whose names stay theirs, a dead worker's uploads
+    /// completed, the files its manifest lists — goes to the recordings' status, and a dead
+    /// run's unsent manifest goes up with this run's.
+    func noteEarlierRuns(of task: ResolvedTask, in mix: MixPipeline) {
+        let coordinator = uploads.withLock { $0 }
+        let place = mix.timeline?.place
+        let earlier = EarlierRunManifests.read(task, place: place)
+        mix.perInputRecordings.noteEarlierRuns(coordinator?.earlierRuns ?? EarlierPerInputFiles(), manifests: earlier.files)
+        if let coordinator, let place, let location = place.upload, !earlier.manifests.isEmpty {
+            coordinator.uploadEarlierManifests(earlier.manifests, beside: location, outputURL: place.outputURL)
+        }
+    }
+
     func recorded(_ file: RecordedFile) {
         uploads.withLock { $0 }?.perInputFile(file)
     }

@@ -107,7 +107,9 @@ public enum WorkerMain {
         reporter.start()
         // After the reporter starts: the checks before the mix take a store request or a few, and
         // the server must hear from the worker meanwhile.
-        uploads?.prepare(task.outputs)
+        uploads?.prepare(task.outputs, inputs: task.inputs.map(\.id))
+        // Before the mix starts, so no recorder opens a file yet: earlier runs' names stay theirs.
+        if let mix = pipeline as? MixPipeline { recordedFiles.noteEarlierRuns(of: task, in: mix) }
         uploads?.start()
 
         var exitState = TaskState.stopped

@@ -131,6 +131,9 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     /// A file output's files, oldest first: a restarted task continues in a new file beside the
     /// first (`room42.mp4`, `room42.1.mp4`, …). nil for network outputs.
     public var files: [String]?
+    /// Per-participant outputs (`{input}`): the inputs whose recording failed (a codec the
+    /// container cannot hold, a write error), each named with its reason in `lastError`.
+    public var failedInputs: [String]?
     /// RTP outputs: the SDP describing exactly what is sent (codecs, payload types, SSRCs,
     /// ports, keys), ready to hand to the SFU.
     public var sdp: String?

@@ -162,6 +162,7 @@ enum Samples {
         input.rtcp = rtcp
         var output = OutputStatus(url: "rtmp://cdn/live/****", state: .live, bytes: 100, reconnects: 1, lastError: "reset")
         output.files = ["room.mp4"]
+        output.failedInputs = ["guest"]
         output.uploads = [Self.upload]
         output.playbackPath = "/v1/tasks/room-1/hls/viewer-key-0123456789/room.m3u8"
         var room = OutputStatus(url: "rtp://127.0.0.1:5004", state: .live, bytes: 100)

@@ -3,10 +3,14 @@ participant's file and uploads it while it is written (a multipart upload open i
 show runs, completed at its end; moto's S3 server, read back with boto3), the status lists it by
 its s3 URL, and the show's manifest `room42/{taskId}.timeline.json` goes up last, once every file is
 complete: a valid task document whose inputs name the objects beside it, so the folder downloaded
-is mixed as it is."""
+is mixed as it is. A worker killed mid-show (SIGKILL) leaves its participants' uploads open: the
+task's next worker completes each from what reached the store and the dead worker's spool bytes,
+lists them in the status as recovered, and records on under the next names, never over them."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 
 import pytest
@@ -14,7 +18,7 @@ import pytest
 boto3 = pytest.importorskip("boto3")
 from botocore.exceptions import ClientError  # noqa: E402
 
-from helpers import RED, ffprobe, run_tessera  # noqa: E402
+from helpers import BLUE, RED, colour_distance, decode_video, ffprobe, run_tessera  # noqa: E402
 from livetools import log_tail, wait_until  # noqa: E402
 from rtptools import RtpSender, free_udp_pair  # noqa: E402
 from test_s3_output import Moto, servers, start_server  # noqa: E402,F401 (servers: the fixture)
@@ -110,3 +114,73 @@ def test_per_participant_objects_then_the_manifest(tmp_path, media, monkeypatch,
     # Its inputs name the objects beside it: the downloaded folder validates wherever it lies.
     r = run_tessera(["validate", tmp_path / MANIFEST])
     assert r.returncode == 0, f"tessera validate: {r.stdout}{r.stderr}\n{json.dumps(manifest, indent=1)}"
+
+
+def recorded_seconds(path) -> float:
+    packets = ffprobe(path, "-show_packets")["packets"]
+    times = [float(p["pts_time"]) + float(p.get("duration_time") or 0) for p in packets if p.get("pts_time") not in (None, "N/A")]
+    return max(times) - min(times)
+
+
+def test_a_killed_workers_participant_uploads_are_completed(tmp_path, media, monkeypatch, store, servers, senders):
+    srv = start_server(servers, tmp_path, media, monkeypatch, store.url)
+    api, s3 = srv.client, store.client()
+    task, colours = "tl-s3-kill", {"host": RED, "guest": BLUE}
+    people = {name: RtpSender(tmp_path, free_udp_pair(), free_udp_pair(), rgb, 440 + 220 * i, vcodec=("vp8", "h264")[i],
+                              name=f"kill-{name}").start() for i, (name, rgb) in enumerate(colours.items())}
+    senders.extend(people.values())
+    api.create({
+        "taskId": task,
+        "inputs": [{"id": name, "rtp": {"sdp": sender.sdp()}, "silenceTimeoutMs": 1000} for name, sender in people.items()],
+        "encoder": {"video": {"width": 160, "height": 120, "fps": 15, "preset": "ultrafast"}},
+        "layout": {"backgroundColor": "#000000", "regions": [{"input": "host", "x": 0, "y": 0, "width": 160, "height": 120}]},
+        "outputs": [{"url": "s3://shows/kill/{input}.mkv"}, {"url": "tl-s3-kill/{input}.mkv"}],
+    })
+    first = {name: f"s3://shows/kill/{name}.mkv" for name in colours}
+    listed = wait_until(lambda: all(len(o.get("files") or []) == 2 for o in api.status(task)["outputs"]), 20)
+    assert listed, f"{api.status(task)['outputs']}\n{log_tail(srv.log)}"
+    since = time.monotonic()
+    time.sleep(3)
+    # Under 5 MiB each: no part is in the store yet, every byte is in the dead worker's spool.
+    open_keys = sorted(u["Key"] for u in s3.list_multipart_uploads(Bucket="shows", Prefix="kill/").get("Uploads", []))
+    assert open_keys == ["kill/guest.mkv", "kill/host.mkv"], open_keys
+    pid = api.status(task)["workerPid"]
+    os.kill(pid, signal.SIGKILL)
+    recorded = time.monotonic() - since
+    st = wait_until(lambda: (s := api.status(task)).get("workerPid") not in (None, pid) and s["state"] == "running"
+                    and all(len(o.get("files") or []) == 4 for o in s["outputs"]) and s, 25)
+    assert st, f"{api.status(task)}\n{log_tail(srv.log)}"
+    output = st["outputs"][0]
+    # The earlier run's files first (recovered), then this run's under the next names.
+    assert sorted(output["files"][:2]) == sorted(first.values()), output
+    assert sorted(output["files"][2:]) == ["s3://shows/kill/guest.1.mkv", "s3://shows/kill/host.1.mkv"], output
+    # Local files too: the dead run's timeline manifest beside them lists them.
+    local_names = [f.rsplit("/", 1)[-1] for f in st["outputs"][1]["files"]]
+    assert sorted(local_names[:2]) == ["guest.mkv", "host.mkv"] and sorted(local_names[2:]) == ["guest.1.mkv", "host.1.mkv"], \
+        st["outputs"][1]
+    recovered = {u["file"]: u for u in output.get("uploads") or [] if u.get("recovered")}
+    assert sorted(recovered) == sorted(first.values()), output.get("uploads")
+    assert all(u["state"] == "uploaded" and u["input"] in colours for u in recovered.values()), recovered
+    time.sleep(1)
+    assert api.delete(f"/v1/tasks/{task}").status == 200
+    final = api.wait_state(task, {"stopped", "failed"}, 25)
+    assert final["state"] == "stopped", final
+
+    assert not s3.list_multipart_uploads(Bucket="shows", Prefix="kill/").get("Uploads"), "an upload was left open"
+    keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket="shows", Prefix="kill/").get("Contents", []))
+    assert {"kill/host.mkv", "kill/guest.mkv", "kill/host.1.mkv", "kill/guest.1.mkv"} <= set(keys), keys
+    # The dead run's manifest, never sent by its worker, went up with this run's: it names the recovered files.
+    assert {f"kill/{task}.timeline.json", f"kill/{task}.timeline.1.json"} <= set(keys), keys
+    dead = json.loads(s3.get_object(Bucket="shows", Key=f"kill/{task}.timeline.json")["Body"].read())
+    assert {f["url"] for f in dead["timeline"]["files"]} >= set(first.values()), dead["timeline"]
+    for name, rgb in colours.items():
+        local = tmp_path / f"{name}.mkv"
+        s3.download_file("shows", f"kill/{name}.mkv", str(local))
+        codecs = sorted(s["codec_name"] for s in ffprobe(local)["streams"])
+        assert codecs == sorted(["opus", ("vp8", "h264")[name == "guest"]]), (name, codecs)
+        # What was recorded before the kill, all of it (the spool's bytes went up), in its own colour.
+        assert recorded_seconds(local) >= recorded - 1.0, (name, recorded_seconds(local), recorded)
+        frames = decode_video(local)
+        assert len(frames) >= 15, (name, len(frames))
+        got = frames[len(frames) // 2].rgb_at(80, 60, 8)
+        assert colour_distance(got, rgb) <= 40, (name, got, rgb)

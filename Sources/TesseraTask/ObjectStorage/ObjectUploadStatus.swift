@@ -23,6 +23,8 @@ public struct ObjectUploadStatus: Codable, Sendable, Equatable {
     public var reason: String?
     /// True for a multipart upload a dead worker left open, completed from its parts.
     public var recovered: Bool?
+    /// A per-participant output's file: the input it records.
+    public var input: String?
 
     public init(file: String, state: State = .uploading, bytes: Int64 = 0, waitingBytes: Int64 = 0, parts: Int = 0,
                 reason: String? = nil, recovered: Bool? = nil) {
