@@ -33,7 +33,8 @@ enum HLSOriginRelay {
 
     /// Headers of the owner's answer passed back as they came.
     static let passed: [HTTPFields.Element.Name] = [.contentType, .cacheControl, .accessControlAllowOrigin,
-                                           .accessControlExposeHeaders, .retryAfter, .lastModified, .eTag]
+                                                    .accessControlExposeHeaders, .retryAfter, .lastModified, .eTag,
+                                                    .contentRange, .acceptRanges]
 
     /// Whether this request was passed on by another node already.
     static func isForwarded(_ request: Request) -> Bool {
@@ -51,6 +52,7 @@ enum HLSOriginRelay {
         outgoing.method = .GET
         outgoing.headers.add(name: ForwardedRequest.header, value: nodeId)
         if let authorization = request.headers[.authorization] { outgoing.headers.add(name: "Authorization", value: authorization) }
+        if let range = request.headers[.range] { outgoing.headers.add(name: "Range", value: range) }
         do {
             let answer = try await client.execute(outgoing, timeout: .seconds(deadlineSeconds))
             let body = try await answer.body.collect(upTo: maxBodyBytes)

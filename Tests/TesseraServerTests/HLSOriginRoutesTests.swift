@@ -265,6 +265,11 @@ struct HLSOriginService: TaskService {
                 let segment = try await client.execute(uri: Self.uri("room_00000.m4s", task: "elsewhere"), method: .get)
                 #expect(segment.status == .ok && Array(segment.body.readableBytesView) == [1, 2, 3])
                 #expect(segment.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                var range = HTTPFields()
+                range[.range] = "bytes=2-"
+                let piece = try await client.execute(uri: Self.uri("room_00000.m4s", task: "elsewhere"), method: .get, headers: range)
+                #expect(piece.status == .partialContent && Array(piece.body.readableBytesView) == [3])
+                #expect(piece.headers[.contentRange] == "bytes 2-2/3")
                 let wrong = try await client.execute(uri: Self.uri("room.m3u8", key: "wrong-key-0123456789abcdef", task: "elsewhere"),
                                                      method: .get)
                 #expect(wrong.status == .notFound)
