@@ -184,3 +184,29 @@ def test_a_killed_workers_participant_uploads_are_completed(tmp_path, media, mon
         assert len(frames) >= 15, (name, len(frames))
         got = frames[len(frames) // 2].rgb_at(80, 60, 8)
         assert colour_distance(got, rgb) <= 40, (name, got, rgb)
+
+
+def test_a_participant_recording_that_fails_is_told_once_with_a_labelled_metric(tmp_path, media, monkeypatch, servers):
+    # An H.264 file input and a WebM per-participant output: WebM cannot hold H.264, which is
+    # known only once the file is opened; that recording fails by name, the task goes on.
+    srv = start_server(servers, tmp_path, media, monkeypatch, None)
+    api, task = srv.client, "tl-fail"
+    clip = media.solid(RED, size=(160, 120), fps=15, duration=1.0, tone=440)
+    api.create({
+        "taskId": task, "inputs": [{"id": "clip", "url": clip, "loop": True}],
+        "encoder": {"video": {"width": 160, "height": 120, "fps": 15, "preset": "ultrafast"}},
+        "layout": {"backgroundColor": "#000000", "regions": [{"input": "clip", "x": 0, "y": 0, "width": 160, "height": 120}]},
+        "outputs": [{"url": "tl-fail/{input}.webm"}],
+    })
+    st = wait_until(lambda: (s := api.status(task))["outputs"][0]["state"] == "failed" and s, 20)
+    assert st, f"{api.status(task)}\n{log_tail(srv.log)}"
+    output = st["outputs"][0]
+    assert output["failedInputs"] == ["clip"] and "input clip" in output["lastError"], output
+    r = api.get("/metrics")
+    assert r.status == 200
+    assert f'tessera_recording_failed{{task_id="{task}",output="0",input="clip"}} 1' in r.body.decode(), r.body.decode()
+    time.sleep(2.5)  # the 1 s clip loops: each pass opens the input again, and fails alike
+    assert api.status(task)["state"] == "running"
+    lines = [line for line in srv.log.read_text().splitlines() if f"task {task}: recording of input clip" in line and "failed" in line]
+    assert len(lines) == 1, lines
+    assert api.delete(f"/v1/tasks/{task}").status == 200
