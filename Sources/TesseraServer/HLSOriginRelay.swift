@@ -23,6 +23,10 @@ enum HLSOriginRelay {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(3), read: .seconds(45))
         configuration.redirectConfiguration = .disallow
+        // Every viewer of a task another node runs holds a blocking reload there about all the
+        // time: AsyncHTTPClient's default of 8 connections per host would queue the ninth
+        // viewer's reload behind others' holds (seconds late). Idle ones close after a minute.
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1024)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

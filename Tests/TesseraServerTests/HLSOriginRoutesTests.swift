@@ -270,6 +270,23 @@ struct HLSOriginService: TaskService {
                 let piece = try await client.execute(uri: Self.uri("room_00000.m4s", task: "elsewhere"), method: .get, headers: range)
                 #expect(piece.status == .partialContent && Array(piece.body.readableBytesView) == [3])
                 #expect(piece.headers[.contentRange] == "bytes 2-2/3")
+                // Ten viewers' reloads held on the owner do not hold up an eleventh request.
+                try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for _ in 0..<10 {
+                        group.addTask {
+                            try await client.execute(uri: Self.uri("room.m3u8?_HLS_msn=1&_HLS_part=1", task: "elsewhere"), method: .get).status
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(300))
+                    let started = ContinuousClock.now
+                    let other = try await client.execute(uri: Self.uri("room_00001.0.m4s", task: "elsewhere"), method: .get)
+                    #expect(other.status == .ok)
+                    #expect(ContinuousClock.now - started < .seconds(1.5), "queued behind the held reloads")
+                    try (Self.playlist + "#EXT-X-PART:DURATION=0.333,URI=\"room_00001.1.m4s\"\n")
+                        .write(toFile: folder + "/room.m3u8", atomically: true, encoding: .utf8)
+                    board.publish(playlist: folder + "/room.m3u8", position: HLSPartPosition(msn: 1, part: 1))
+                    for try await status in group { #expect(status == .ok) }
+                }
                 let wrong = try await client.execute(uri: Self.uri("room.m3u8", key: "wrong-key-0123456789abcdef", task: "elsewhere"),
                                                      method: .get)
                 #expect(wrong.status == .notFound)
