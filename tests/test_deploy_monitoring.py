@@ -61,7 +61,7 @@ def test_alert_rules_pass_promtool_check_and_their_unit_tests():
     assert check.returncode == 0, check.stdout + check.stderr
     alerts = {rule["alert"] for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]}
     for needed in ("TesseraStreamDark", "TesseraOutputDown", "TesseraWorkerRestarts", "TesseraStoreUnreachable",
-                   "TesseraOutputDiskLow"):
+                   "TesseraOutputDiskLow", "TesseraRecordingFailed"):
         assert needed in alerts, f"{needed} missing from {RULES.name}: {sorted(alerts)}"
     unit = subprocess.run([promtool(), "test", "rules", RULE_TESTS.name], cwd=MONITORING, capture_output=True,
                           text=True, timeout=60)
@@ -141,5 +141,5 @@ def test_dashboard_and_alerts_name_only_metrics_the_server_exports(tmp_path):
     # The names the issue asks for are among them.
     for name in ("tessera_task_cpu_seconds_total", "tessera_task_late_frames_total", "tessera_worker_restarts_total",
                  "tessera_output_up", "tessera_output_bytes_total", "tessera_input_packets_lost_total",
-                 "tessera_upload_backlog_bytes", "tessera_output_dir_free_bytes"):
+                 "tessera_upload_backlog_bytes", "tessera_output_dir_free_bytes", "tessera_recording_failed"):
         assert name in exported, f"{name} is not exported"
