@@ -44,7 +44,7 @@ public protocol TaskService: Sendable {
     /// The cluster's nodes as the task store sees them (`GET /v1/nodes`). `StoreUnavailable` 503.
     func nodes() async throws -> [NodeInfo]
     /// Where the HLS origin (`/v1/tasks/{taskId}/hls/…`) finds the task's files: on this node,
-    /// or the node to redirect to. `TaskNotFound` 404.
+    /// or the node to pass the request on to. `TaskNotFound` 404.
     func hlsOrigin(_ taskId: String) async throws -> HLSOriginRoute
 }
 
