@@ -3,8 +3,7 @@ import Hummingbird
 import TesseraService
 
 /// The origin's answers: files with their type, `Cache-Control` and CORS headers, refusals in
-/// the API's error body (with CORS too, so a web player can read them), redirects to the node
-/// that runs the task, and the preflight. Web players fetch from other origins: every answer
+/// the API's error body (with CORS too, so a web player can read them), and the preflight. Web players fetch from other origins: every answer
 /// allows any origin (the viewer key, not the origin, is what admits a viewer).
 enum HLSOriginResponses {
     /// Headers a player's script may read besides the CORS-safelisted ones.
@@ -31,20 +30,6 @@ enum HLSOriginResponses {
         cors(&headers)
         headers[.cacheControl] = "no-store"
         return error.response(headers: headers)
-    }
-
-    /// 307 to the same path and query on `baseURL` (the node that runs the task).
-    static func redirect(to baseURL: String, _ request: Request) -> Response {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        var location = base + request.uri.path
-        if let query = request.uri.query, !query.isEmpty { location += "?" + query }
-        var headers = HTTPFields()
-        cors(&headers)
-        headers[.location] = location
-        headers[.cacheControl] = "no-store"
-        headers[.contentLength] = "0"
-        return Response(status: .temporaryRedirect, headers: headers)
     }
 
     /// The answer to a CORS preflight (`OPTIONS`): GET from anywhere, with the headers asked for.
