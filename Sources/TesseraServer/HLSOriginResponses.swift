@@ -3,8 +3,9 @@ import Hummingbird
 import TesseraService
 
 /// The origin's answers: files with their type, `Cache-Control` and CORS headers, refusals in
-/// the API's error body (with CORS too, so a web player can read them), and the preflight. Web players fetch from other origins: every answer
-/// allows any origin (the viewer key, not the origin, is what admits a viewer).
+/// the API's error body (with CORS too, so a web player can read them), and the preflight. Web
+/// players fetch from other origins: every answer allows any origin (the viewer key, not the
+/// origin, is what admits a viewer).
 enum HLSOriginResponses {
     /// Headers a player's script may read besides the CORS-safelisted ones.
     static let exposedHeaders = "Age, Date, Content-Length, Cache-Control, Location"
