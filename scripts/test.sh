@@ -67,7 +67,7 @@ fi
 if [[ "${TESSERA_SKIP_PARSER_FUZZ:-0}" != 1 && -f "$REPO/scripts/fuzz.sh" ]]; then
     # Two targets at a time: once `swift test` has built its targets, both cores are free for them.
     # 14 s each (fuzz.sh's own default is 20): the committed corpus replays whole either way, and
-    # the 14 targets then end with `swift test` instead of 50 s after it, on CI's critical path.
+    # the 15 targets then end with `swift test` instead of 50 s after it, on CI's critical path.
     check_in_background scripts/fuzz.sh env TESSERA_FUZZ_JOBS="${TESSERA_FUZZ_JOBS:-2}" \
         bash "$REPO/scripts/fuzz.sh" "${TESSERA_FUZZ_SECONDS:-14}"
 fi

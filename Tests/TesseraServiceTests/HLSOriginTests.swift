@@ -162,6 +162,25 @@ import TesseraTask
         guard case .refuse = HLSBlockingRequest(msn: 12, part: 11).decide(summary) else { Issue.record("part 11 held"); return }
     }
 
+    /// Numbers read back from a playlist never reach a hold's arithmetic as an infinity or an
+    /// overflow (the fuzz target hls_origin holds this for any playlist).
+    @Test func outlandishNumbersInAPlaylistAreNotRead() {
+        let summary = HLSPlaylistSummary(text: """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:inf
+            #EXT-X-PART-INF:PART-TARGET=1e-300
+            #EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=nan
+            #EXT-X-MEDIA-SEQUENCE:9223372036854775807
+            #EXT-X-SKIP:SKIPPED-SEGMENTS=9223372036854775807
+            #EXTINF:1,
+            room_00000.m4s
+            """)
+        #expect(summary.targetDuration == 0 && summary.canSkipUntil == nil)
+        #expect(summary.lastSegment == 0)
+        #expect(HLSBlockingRequest.advancePartLimit(partTarget: 1e-300) == 3)
+        #expect(HLSBlockingRequest.timeoutSeconds(summary) == 1)
+    }
+
     @Test func aClassicPlaylistIgnoresTheDirectivesAndAnEndedOneAnswers() {
         #expect(HLSBlockingRequest(msn: 5, part: 0, skip: .yes).decide(HLSPlaylistSummary(text: Self.classic))
                 == .answer(delta: false, blocking: false))

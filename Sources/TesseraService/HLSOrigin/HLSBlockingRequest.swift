@@ -136,7 +136,8 @@ public struct HLSBlockingRequest: Sendable, Equatable {
     /// How far ahead of the last part a request may ask (the spec's Advance Part Limit): three
     /// parts, or three seconds' worth when parts are shorter than a second.
     public static func advancePartLimit(partTarget: Double?) -> Int {
-        guard let partTarget, partTarget > 0, partTarget < 1 else { return 3 }
+        // Parts of at least 10 ms (the playlist summary reads no PART-TARGET that is not finite).
+        guard let partTarget, partTarget >= 0.01, partTarget < 1 else { return 3 }
         return Int((3 / partTarget).rounded(.up))
     }
 

@@ -37,14 +37,6 @@ public struct HLSOriginFile: Sendable, Equatable {
             && lhs.mediaPlaylistName == rhs.mediaPlaylistName
     }
 
-    /// The file `name` of `output` as the origin serves it under that output's key, or nil: a
-    /// path (no `/`, `\`, NUL, `%`), a hidden file, a name the output does not write, or one
-    /// that another output of `outputs` in the same folder owns (`HLSOriginOutput.owns`).
-    public static func classify(_ name: String, of output: HLSOriginOutput, among outputs: [HLSOriginOutput]) -> HLSOriginFile? {
-        guard output.owns(name, among: outputs) else { return nil }
-        return classify(name, names: output.names)
-    }
-
     /// The file `name` as `names`' output writes it, or nil when it never writes such a name.
     public static func classify(_ name: String, names: HLSOutputNames) -> HLSOriginFile? {
         guard isPlainName(name), let role = names.role(of: name), let dot = name.lastIndex(of: "."),

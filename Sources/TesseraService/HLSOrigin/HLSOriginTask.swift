@@ -102,3 +102,15 @@ public struct HLSOriginTask: Sendable {
         }
     }
 }
+
+extension HLSOriginFile {
+    /// The file `name` of `output` as the origin serves it under that output's key, or nil: a
+    /// path (no `/`, `\`, NUL, `%`), a hidden file, a name the output does not write, or one
+    /// that another output of `outputs` in the same folder owns (`HLSOriginOutput.owns`).
+    /// (Here, beside the output, so that `HLSOriginFile` needs nothing of a task: the origin's
+    /// fuzz target compiles it alone.)
+    public static func classify(_ name: String, of output: HLSOriginOutput, among outputs: [HLSOriginOutput]) -> HLSOriginFile? {
+        guard output.owns(name, among: outputs) else { return nil }
+        return classify(name, names: output.names)
+    }
+}

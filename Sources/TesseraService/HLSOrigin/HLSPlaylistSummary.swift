@@ -68,15 +68,15 @@ public struct HLSPlaylistSummary: Sendable, Equatable {
             }
             let (tag, value) = Self.split(line)
             switch tag {
-            case "#EXT-X-TARGETDURATION": targetDuration = Double(value) ?? 0
-            case "#EXT-X-MEDIA-SEQUENCE": mediaSequence = Int(value) ?? 0
-            case "#EXT-X-PART-INF": partTarget = Self.attributes(value)["PART-TARGET"].flatMap(Double.init)
+            case "#EXT-X-TARGETDURATION": targetDuration = Self.seconds(value) ?? 0
+            case "#EXT-X-MEDIA-SEQUENCE": mediaSequence = Self.count(value) ?? 0
+            case "#EXT-X-PART-INF": partTarget = Self.attributes(value)["PART-TARGET"].flatMap { Self.seconds($0) }
             case "#EXT-X-SERVER-CONTROL":
                 let attributes = Self.attributes(value)
                 canBlockReload = attributes["CAN-BLOCK-RELOAD"] == "YES"
-                canSkipUntil = attributes["CAN-SKIP-UNTIL"].flatMap(Double.init)
+                canSkipUntil = attributes["CAN-SKIP-UNTIL"].flatMap { Self.seconds($0) }
             case "#EXT-X-SKIP":
-                segments += Self.attributes(value)["SKIPPED-SEGMENTS"].flatMap(Int.init) ?? 0
+                segments += Self.attributes(value)["SKIPPED-SEGMENTS"].flatMap { Self.count($0) } ?? 0
             case "#EXTINF": awaitingURI = true
             case "#EXT-X-PART":
                 lastPart = HLSPartPosition(msn: mediaSequence + segments, part: partsInSegment)
@@ -89,6 +89,21 @@ public struct HLSPlaylistSummary: Sendable, Equatable {
             default: break
             }
         }
+    }
+
+    /// A duration as the playlist gives it, or nil: finite, from 0 to a day. The worker writes
+    /// the playlist, but a number read back must not reach the arithmetic of a hold (`3 /
+    /// PART-TARGET`, `3 × TARGETDURATION`) as an infinity or a value that overflows an `Int`.
+    static func seconds<S: StringProtocol>(_ text: S) -> Double? {
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite, (0...86_400).contains(value) else { return nil }
+        return value
+    }
+
+    /// A media sequence number or a segment count, or nil: 0 to 2^40 (a segment a second for
+    /// 34 000 years), so sums of them never overflow.
+    static func count<S: StringProtocol>(_ text: S) -> Int? {
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), (0...(1 << 40)).contains(value) else { return nil }
+        return value
     }
 
     /// `#TAG:VALUE` → (`#TAG`, `VALUE`).
