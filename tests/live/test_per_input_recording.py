@@ -96,11 +96,15 @@ def test_each_participant_is_recorded_as_received_on_the_task_clock(api, tessera
     for name, gop in (("host", 15), ("guest", 30)):
         video = packets(files[name], "video")
         span = float(video[-1]["pts_time"]) - float(video[0]["pts_time"])
-        # A participant added mid-stream gets the second its ports buffered as a burst, placed
-        # where the composite shows it (at its arrival, 1 ms apart): more frames than the span.
-        # A sender starved of CPU on a loaded machine sends late and fewer frames (the count is
-        # then lower); what it sent is all there: keyframes exactly every `gop` frames below.
-        assert 0.5 * span * 30 <= len(video) <= span * 30 + 45, (name, len(video), span)
+        # A participant added mid-stream gets what its ports buffered as a burst, placed where
+        # the composite shows it (at its arrival, 1 ms apart): more frames than the span. On a
+        # loaded machine the worker may also take packets in clumps, each clump placed at its
+        # arrival 1 ms apart: those frames are counted beside the span too. A sender starved of
+        # CPU sends late and fewer frames (the count is then lower); what it sent is all there:
+        # keyframes exactly every `gop` frames below.
+        stamps = [float(p["pts_time"]) for p in video]
+        clumped = sum(1 for a, b in zip(stamps, stamps[1:]) if b - a < 0.005)
+        assert 0.5 * span * 30 <= len(video) <= span * 30 + clumped + 15, (name, len(video), span, clumped)
         keys = [i for i, p in enumerate(video) if "K" in p["flags"]]
         assert keys[0] == 0 and all(b - a == gop for a, b in zip(keys, keys[1:])), (name, keys[:10])
         audio = packets(files[name], "audio")
