@@ -29,13 +29,14 @@ Started and stopped by its own PID (never by name).
 """
 from __future__ import annotations
 
-import http.client
 import signal
 import socket
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from llhls_client import timed_get
 
 
 def _accepts(port: int) -> bool:
@@ -167,12 +168,4 @@ http {{
 
     def get(self, path: str, headers: dict | None = None, timeout: float = 15):
         """(status, lower-case headers, body, seconds) of one GET through the CDN."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            t = time.monotonic()
-            conn.request("GET", path, headers=headers or {})
-            r = conn.getresponse()
-            body = r.read()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, body, time.monotonic() - t
-        finally:
-            conn.close()
+        return timed_get(self.port, path, headers, timeout)

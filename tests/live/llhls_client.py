@@ -17,6 +17,7 @@ benches run it with the system Python; decoding is the `ffmpeg` command line).
 from __future__ import annotations
 
 import asyncio
+import http.client
 import time
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
@@ -28,6 +29,20 @@ from hlsplaylist import MediaPlaylist, Part, parse_playlist  # noqa: F401 (tests
 # --------------------------------------------------------------------------------------------- #
 # HTTP
 # --------------------------------------------------------------------------------------------- #
+def timed_get(port: int, path: str, headers: dict | None = None, timeout: float = 15):
+    """(status, lower-case headers, body, seconds it took) of one blocking GET of `path` on
+    127.0.0.1:`port`: the tests' single requests to the origin or to a CDN in front of it."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        t = time.monotonic()
+        conn.request("GET", path, headers=headers or {})
+        r = conn.getresponse()
+        body = r.read()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, body, time.monotonic() - t
+    finally:
+        conn.close()
+
+
 @dataclass
 class Reply:
     status: int

@@ -10,7 +10,6 @@ headers, two classic players (ffmpeg, GStreamer's hlsdemux), the LL-HLS client o
 reading flashes, the DVR window sliding, and at last the task's end (EXT-X-ENDLIST)."""
 from __future__ import annotations
 
-import http.client
 import re
 import statistics
 import subprocess
@@ -23,7 +22,7 @@ import pytest
 
 from flashclock import SMALL_H, SMALL_W, DecodedFrame, FlashSender, frame_number, glass_to_glass, rtp_args, rtp_sdp
 from livetools import TesseraServer, log_tail, wait_until
-from llhls_client import parse_playlist, play
+from llhls_client import parse_playlist, play, timed_get
 from ports import free_udp_pair
 
 pytestmark = pytest.mark.live
@@ -51,15 +50,7 @@ class Live:
         """(status, headers, body, seconds it took) of a GET to the origin."""
         url = url_or_name if url_or_name.startswith("http") else self.url(url_or_name)
         path = url.split(f":{self.server.port}", 1)[1]
-        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=timeout)
-        try:
-            t = time.monotonic()
-            conn.request("GET", path, headers=headers or {})
-            r = conn.getresponse()
-            body = r.read()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, body, time.monotonic() - t
-        finally:
-            conn.close()
+        return timed_get(self.server.port, path, headers, timeout)
 
     def playlist(self, query: str = "", url: str | None = None) -> str:
         status, _, body, _ = self.get((url or self.url()) + (("?" + query) if query else ""))
