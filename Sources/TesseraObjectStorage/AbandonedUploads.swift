@@ -24,8 +24,9 @@ enum AbandonedUploads {
     /// worker recorded are not known here.
     static func completePerInput(_ client: S3Client, location: ObjectLocation) -> [ObjectUploadStatus] {
         let pattern = PerInputKeyPattern(template: location.key)
-        let layout: FragmentBoundaries.Layout = UploadCoordinator.contentType(ofKey: location.key) == "video/mp4" ? .fragmentedMP4 : .appendOnly
-        return recover(client, location: location, prefix: pattern.prefix, layout: layout) { pattern.match($0) != nil }
+        return recover(client, location: location, prefix: pattern.prefix, layout: UploadCoordinator.layout(ofKey: location.key)) {
+            pattern.match($0) != nil
+        }
     }
 
     /// Each open upload under `prefix` whose key `matches`: completed (with the spool's tail) or

@@ -29,10 +29,8 @@ extension UploadCoordinator {
             guard !state.perInputFiles.contains(file.url),
                   let (output, location, key) = Self.match(file, in: state.perInputOutputs) else { return }
             state.perInputFiles.insert(file.url)
-            let contentType = Self.contentType(ofKey: key)
             let uploader = MultipartRecording(bucket: location.bucket, key: key, path: location.spoolDirectory + key, client: client,
-                                              layout: contentType == "video/mp4" ? .fragmentedMP4 : .appendOnly,
-                                              contentType: contentType)
+                                              layout: Self.layout(ofKey: key), contentType: Self.contentType(ofKey: key))
             if let reason = state.refusedBuckets[location.bucket] { uploader.giveUp(reason) }
             var entry = Entry(outputURL: output.url, file: file.url, uploader: uploader)
             entry.perInput = true
@@ -136,6 +134,13 @@ extension UploadCoordinator {
             if key == first || (key.hasPrefix(stem + ".") && key.hasSuffix(ext)) { return (output, location, key) }
         }
         return nil
+    }
+
+    /// Where a per-participant file's spool copy may be cut, as the recorder writes it: fragmented
+    /// MP4 at a `moof`; live Matroska / WebM anywhere. The uploader and the recovery of a dead
+    /// worker's upload must agree on it.
+    static func layout(ofKey key: String) -> FragmentBoundaries.Layout {
+        contentType(ofKey: key) == "video/mp4" ? .fragmentedMP4 : .appendOnly
     }
 
     static func contentType(ofKey key: String) -> String {
