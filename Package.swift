@@ -162,7 +162,7 @@ let package = Package(
         // `TesseraMedia` for real sockets in the RTP port allocator's tests.
         .testTarget(
             name: "TesseraServiceTests",
-            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraMedia", "TesseraObjectStorage"],
+            dependencies: ["TesseraService", "TesseraWorkerProtocol", "TesseraStore", "TesseraTask", "TesseraRTP", "TesseraComposition", "TesseraMedia", "TesseraObjectStorage", "TesseraHLS"],
             swiftSettings: unoptimizedTests
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraHLS
 import TesseraService
 import TesseraTask
 
@@ -14,6 +15,21 @@ import TesseraTask
 
     static func classify(_ name: String, _ output: HLSOriginOutput, among outputs: [HLSOriginOutput]? = nil) -> HLSOriginFile? {
         HLSOriginFile.classify(name, of: output, among: outputs ?? [output])
+    }
+
+    /// The names as the writers make them (`LLHLSMediaPlaylist`, `ThumbnailPlan`), so that a
+    /// writer naming its files otherwise fails here rather than in front of a viewer.
+    @Test func whatTheWritersNameIsServed() throws {
+        let room = Self.output("room.m3u8", thumbnails: true)
+        let plan = ThumbnailPlan(settings: ThumbnailSettings(intervalSeconds: 2, width: 320, height: 180, columns: 5, rows: 5),
+                                 stem: "/out/live/room", fps: 30)
+        let names = [LLHLSMediaPlaylist.segmentName("room", sequence: 7), LLHLSMediaPlaylist.segmentName("room", sequence: 123_456),
+                     LLHLSMediaPlaylist.partName("room", sequence: 7, part: 2)]
+            + [plan.thumbnailPath(0), plan.thumbnailPath(99_999), plan.spritePath(0), plan.latestPath, plan.trackPath]
+                .map { ($0 as NSString).lastPathComponent }
+        for name in names { #expect(Self.classify(name, room) != nil, "\(name)") }
+        let ladder = Self.output("room.m3u8", renditions: 2)
+        #expect(Self.classify(LLHLSMediaPlaylist.partName("room_r1", sequence: 3, part: 0), ladder)?.mediaPlaylistName == "room_r1.m3u8")
     }
 
     @Test func theOutputsOwnFilesAreServedWithTheirTypeAndCaching() throws {
